@@ -22,6 +22,7 @@ READ_ONLY = [
     "ledger_check",
     "runtime_inventory",
     "runtime_audit",
+    "runtime_port",
     "report_check",
 ]
 WRITING = [
@@ -495,7 +496,7 @@ def test_a_call_with_what_the_schema_requires_is_one_the_command_takes(
         return calls, missing
 
     calls, missing = talk(example.root, conversation)
-    assert len(calls) == 18
+    assert len(calls) == 19
     asked = [
         (name, result.structured_content["error"]["message"])
         for name, result in calls

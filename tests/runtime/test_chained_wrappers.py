@@ -88,7 +88,7 @@ def test_wrappers_chain_and_a_temporary_swap_competes_with_none(
         ("wplug/patch/other.py", 10, "wrapper", False),
         ("wplug/patch/plain.py", 9, "assignment", False),
         ("wplug/patch/window.py", 6, "assignment", True),
-        ("wplug/patch/window.py", 10, "wrapper", True),
+        ("wplug/patch/window.py", 10, "assignment", True),
     ]
     assert duplicates(list(inventory.entries)) == [
         Finding(

@@ -1,6 +1,8 @@
 """A swap undone in the ``finally`` of a ``try`` (``old = m.f; m.f = new; try: ... finally:
 m.f = old``) is a temporary entry, and so is the restoring statement; a swap without a
-restore stays permanent. The plugin file is written by the test."""
+restore stays permanent. The restoring statement puts back the value it saved: an
+assignment (or ``setattr``), never a *wrapper*, which is code that calls the original. The
+plugin file is written by the test."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def test_a_swap_restored_in_finally_is_temporary(
         (11, "vllm.model_loader.report", None, "assignment", True),
         (12, "vllm.registry.TABLE", "'tmp'", "registry", True),
         (14, "vllm.model_loader.warn", None, "setattr", True),
-        (17, "vllm.model_loader.report", None, "wrapper", True),
+        (17, "vllm.model_loader.report", None, "assignment", True),
         (18, "vllm.model_loader.warn", None, "setattr", True),
         (19, "vllm.registry.TABLE", "'tmp'", "registry", True),
         (20, "vllm.model_loader.finish", None, "assignment", False),
@@ -116,6 +118,49 @@ def test_a_swap_made_and_undone_under_a_condition_is_temporary(
         (14, "vllm.spec.utils.get_group", "assignment", True),
         (17, "vllm.model_loader.report", "assignment", True),
         (18, "vllm.model_loader.warn", "assignment", False),
-        (23, "vllm.spec.utils.get_group", "wrapper", True),
-        (28, "vllm.model_loader.report", "wrapper", True),
+        (23, "vllm.spec.utils.get_group", "assignment", True),
+        (28, "vllm.model_loader.report", "assignment", True),
     ]
+
+
+COUNTER = """from vllm.compile.counter import counter
+
+
+def capture_trial(runner):
+    captured_before = counter.graphs_captured
+    try:
+        runner.capture()
+    finally:
+        runner.cleanup()
+        counter.graphs_captured = captured_before
+    setattr(counter, "graphs_seen", counter.graphs_seen)
+"""
+
+
+def test_putting_back_a_saved_value_is_no_wrapper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Upstream's counter saved before the ``try`` and set back to that value in its
+    ``finally`` (upstream code in the ``try`` counted what the plugin does not want counted):
+    a temporary assignment of upstream data, listed as such; and setting an attribute to
+    its own value is an assignment too."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("cplug", {"c": "cplug.trial:capture_trial"}),
+        "cplug/__init__.py": "",
+        "cplug/trial.py": COUNTER,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="cplug")
+    assert [
+        (e.line, e.target, e.mechanism.value, e.replacement, e.temporary) for e in inventory.entries
+    ] == [
+        (10, "vllm.compile.counter.counter.graphs_captured", "assignment", "<expr>", True),
+        (11, "vllm.compile.counter.counter.graphs_seen", "setattr", "<expr>", False),
+    ]
+    assert (
+        "cplug/trial.py:10  assignment  vllm.compile.counter.counter.graphs_captured  <- <expr>"
+        " (temporary: restored in finally)"
+    ) in inventory_text(inventory).splitlines()

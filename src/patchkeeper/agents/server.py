@@ -52,8 +52,9 @@ from patchkeeper.render.envelope import error_envelope
 INSTRUCTIONS = (
     "patchkeeper keeps a downstream patch series (and runtime monkey patches) true against "
     "upstream releases. Read-only tools (audit, horizon, verify, status, lint, ledger_check, "
-    "runtime_inventory, runtime_audit, report_check) write nothing; the write_* tools change "
-    "files and run only when the call says write: true. Every path must be inside the "
+    "runtime_inventory, runtime_audit, runtime_port, report_check) write nothing; the "
+    "write_* tools change files and run only when the call says write: true. Every path "
+    "must be inside the "
     "server's root; relative paths are read from the directory argument (-C), itself "
     "relative to the root. The skill skills/patchkeeper-upgrade/SKILL.md describes the "
     "upgrade workflow."

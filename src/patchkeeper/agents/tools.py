@@ -81,8 +81,9 @@ _INTERPRETERS = frozenset({"python"})
 #: Click parameter names left out of every tool: ``--json`` is always given; ``--format``
 #: only shapes the terminal's text.
 _NEVER = frozenset({"as_json", "output_format"})
-#: Click parameter names a read-only tool leaves out: they write a file.
-_WRITING_OPTIONS = frozenset({"markdown", "save_evidence"})
+#: Click parameter names a read-only tool leaves out: they write a file (``--output``:
+#: ``runtime port``'s diff, which the read-only tool returns in its envelope instead).
+_WRITING_OPTIONS = frozenset({"markdown", "save_evidence", "output"})
 #: The click parameter of ``--save-evidence/--no-save-evidence``.
 _SAVE_EVIDENCE = "save_evidence"
 #: The parameters of ``--continue`` and ``--abort`` themselves.
@@ -167,6 +168,14 @@ TOOLS: tuple[ToolSpec, ...] = (
     ),
     ToolSpec("runtime_inventory", ("runtime", "inventory")),
     ToolSpec("runtime_audit", ("runtime", "audit")),
+    ToolSpec(
+        "runtime_port",
+        ("runtime", "port"),
+        omit=frozenset({"write"}),
+        summary="Show the mechanical update of the runtime patches (merged copies, moved "
+        "targets, gates, headers) without applying it: the envelope's diff is what "
+        "write_runtime_port would write to the plugin's files.",
+    ),
     ToolSpec(
         "report_check",
         ("report",),
@@ -293,7 +302,8 @@ def fixed_options(tool: ToolSpec, group: click.Group) -> tuple[str, ...]:
 def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str, str] | None:
     """``(message, hint)`` for a read-only tool's call that passes ``key``, an option of its
     command that writes a file (``save_evidence``, or ``evidence``, the configuration's
-    word, and ``markdown``), else ``None``: the tool writes nothing, so it takes none.
+    word, ``markdown`` and ``output``), else ``None``: the tool writes nothing, so it takes
+    none.
 
     Raises:
         LookupError: the tool names a command the command line lost.
@@ -309,6 +319,11 @@ def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str
         return message, (
             f"the call's result is the JSON envelope; to write the Markdown report, run "
             f"'{command} --markdown FILE' in a terminal"
+        )
+    if key == "output":
+        return message, (
+            f"the call's result is the JSON envelope, the diff in it; to write the diff to a "
+            f"file, run '{command} --output FILE' in a terminal"
         )
     return message, (
         f"it keeps no evidence, whatever evidence = true in the configuration says; to keep "

@@ -3,7 +3,8 @@ file scanner.
 
 - ``module.attr = value`` / ``Class.attr = value`` on an upstream object reached through an
   import (*assignment*; *wrapper* when the value mentions the original, directly or in the
-  body of the plugin function installed; the inventory, which sees every file, turns an
+  body of the plugin function installed or of a function of its module that body calls,
+  :mod:`.wrapped_calls`; the inventory, which sees every file, turns an
   assignment of a plugin class deriving from an upstream class into a *subclass* swap);
 - ``setattr(obj, "name", value)``, the name also a module constant of this or another
   plugin module (``setattr(obj, NAME, value)``,
@@ -69,6 +70,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
 )
 from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
 from patchkeeper.runtime.inventory.unnamed_wrappers import unnamed_wrapper_problem
+from patchkeeper.runtime.inventory.wrapped_calls import reaches_original
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
@@ -535,13 +537,20 @@ class AssignmentForms(ParameterForms):
 
     # ----------------------------------------------------------------- values
     def describe(self, value: ast.expr, table: Table) -> tuple[str, tuple[str, ...], set[str]]:
-        """(replacement, descriptors, dotted paths the value mentions)."""
+        """(replacement, descriptors, dotted paths the value mentions).
+
+        A value that is only a reading of one object (``old``, bound to ``m.f`` before a
+        ``try``; ``m.f`` itself) mentions nothing besides: setting ``m.f`` to it puts back
+        what ``m.f`` held, which is no code that calls the original (no *wrapper*)."""
         refs = {
             b.dotted
             for n in names.walk_scope([value])
             if isinstance(n, (ast.Name, ast.Attribute))
             if (b := names.dotted(n, table)) is not None
         }
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            read = names.dotted(value, table)
+            refs.discard(read.dotted if read is not None else "")
         descriptors: list[str] = []
         node = value
         while isinstance(node, ast.Call) and node.args:
@@ -566,30 +575,15 @@ class AssignmentForms(ParameterForms):
         return "<expr>", tuple(descriptors), refs
 
     def wraps(self, replacement: str, original: str) -> bool:
-        """Whether a function of this module named by ``replacement`` mentions ``original``.
-
-        A name the function reads from an enclosing function counts as that function binds
-        it: ``orig = Cls.meth`` in ``_patch()``, then ``def wrapped(...): return orig(...)``
-        and ``Cls.meth = wrapped`` in the same ``_patch()``, is a wrapper as much as the
-        same three lines at module level are. The functions whose qualified name is
-        ``replacement``'s are read (any of that last name when none is)."""
-        module, _, qual = replacement.partition(":")
-        if module != self.module or not qual:
-            return False
+        """Whether a function of this module named by ``replacement`` reaches ``original``:
+        mentions it, or calls a module-level function of this module that does
+        (:func:`.wrapped_calls.reaches_original`)."""
         if self._defs is None:
             self._defs = self.bindings.functions()
-        found = self._defs.get(qual.rsplit(".", 1)[-1], [])
-        exact = [(node, outer) for node, outer, path in found if path == qual]
-        for node, outer in exact or [(node, outer) for node, outer, _ in found]:
-            table = self.module_table
-            for scope in (*outer, node):
-                table = names.layered_table(self.bindings.of(scope), table, module, self.is_package)
-            for sub in names.walk_all(node):
-                if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
-                    bound = names.dotted(sub, table)
-                    if bound is not None and bound.dotted == original:
-                        return True
-        return False
+        return reaches_original(
+            replacement, original, self.module, self.is_package, self.bindings,
+            self.module_table, self._defs,
+        )  # fmt: skip
 
 
 def _dict_update(node: ast.Call) -> bool:
