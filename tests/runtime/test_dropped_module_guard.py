@@ -9,6 +9,15 @@ module, so the decision is *retain* (before: *update*, "moved: retarget to" the 
 the same name of unrelated classes). The same patch without the guard fails at the new
 release's import: it is a leftover of the patch of ``fup.loader.utils`` (*remove*, as before). A guarded patch of a module the new release
 moved (``fup.loader.tar`` -> ``fup.formats.tar``, same names) follows the module: *update*.
+
+Where a module-level function went, the audit names module-level definitions of its name
+(the definition a module only imported first, where it still is), never a method of the same
+name of an unrelated class (before: ``fup.kernels.LinearKernel.finish``); with none left the
+name is gone without a trace: *look* (before: *update*, "retarget to
+fup.kernels.MoEKernel.seal"). A module that now imports a name extending the one it
+imported (``finish`` -> ``finish_blocks``) renamed it: its readers call the new name, so the
+patch is *update* (retarget), though another entry patches the old definition with the same
+replacement (no leftover).
 The upstream releases and the plugin are written by the test."""
 
 from __future__ import annotations
@@ -32,7 +41,8 @@ TAR = "def finish(model):\n    return model\n\n\nclass TarLoader:\n    pass\n"
 #: Unrelated classes of the new release with a method of the same name.
 KERNELS = (
     "class LinearKernel:\n    def finish(self, layer):\n        return layer\n\n\n"
-    "class MoEKernel:\n    def finish(self, layer):\n        return layer\n"
+    "class MoEKernel:\n    def finish(self, layer):\n        return layer\n\n"
+    "    def seal(self, layer):\n        return layer\n"
 )
 
 PATCH = """import fup.loader.utils as utils
@@ -59,6 +69,12 @@ def patch_loader():
     import fup.loader.sharded as sharded
 
     sharded.finish = wrapped
+    import fup.loader.archive as archive
+
+    archive.seal = wrapped
+    import fup.loader.blocks as blocks
+
+    blocks.finish = wrapped
 """
 
 
@@ -73,6 +89,8 @@ def test_a_guarded_patch_of_a_dropped_module_is_retained(tmp_path: Path) -> None
             "fup/loader/gguf.py": GGUF,
             "fup/loader/sharded.py": GGUF.replace("GGUF", "Sharded"),
             "fup/loader/tar.py": TAR,
+            "fup/loader/archive.py": "def seal(model):\n    return model\n",
+            "fup/loader/blocks.py": "from fup.loader.utils import finish\n",
         },
     )
     write_files(
@@ -83,6 +101,8 @@ def test_a_guarded_patch_of_a_dropped_module_is_retained(tmp_path: Path) -> None
             "fup/formats/__init__.py": "",
             "fup/formats/tar.py": TAR,
             "fup/kernels.py": KERNELS,
+            "fup/loader/utils.py": UTILS + "\n\ndef finish_blocks(model):\n    return model\n",
+            "fup/loader/blocks.py": "from fup.loader.utils import finish_blocks\n",
         },
     )
     plugin = write_files(
@@ -115,7 +135,7 @@ def test_a_guarded_patch_of_a_dropped_module_is_retained(tmp_path: Path) -> None
             "fup.loader.tar.finish",
             "update",
             "fup.loader.tar.finish moved: retarget to fup.formats.tar.finish (line 1), "
-            "fup.kernels.LinearKernel.finish (line 2), fup.kernels.MoEKernel.finish (line 7)",
+            "fup.loader.utils.finish (line 1)",
         ),
         (
             "fup.loader.sharded.finish",
@@ -125,4 +145,27 @@ def test_a_guarded_patch_of_a_dropped_module_is_retained(tmp_path: Path) -> None
             "gplug/patch/loader.py:9 already patches fup.loader.utils.finish with the same "
             "replacement, which every reader of the name reaches: this patch is a leftover",
         ),
+        (
+            "fup.loader.archive.seal",
+            "look",
+            "fup.loader.archive.seal existed at the old release and is gone from the new one "
+            "without a trace: the patch no longer replaces anything there; find where "
+            "upstream's code went (dropped, or folded into a caller the plugin must now patch) "
+            "before removing it",
+        ),
+        (
+            "fup.loader.blocks.finish",
+            "update",
+            "fup.loader.blocks.finish was renamed: retarget to fup.loader.utils.finish_blocks",
+        ),
     ]
+    # the places of a module-level function are module-level definitions of its name, the
+    # definition a module only imported first: never a method of the same name elsewhere
+    assert [a.new.candidates for a in result.entries[2:]] == [
+        ("fup.formats.tar.finish (line 1)", "fup.loader.utils.finish (line 1)"),
+        ("fup.loader.utils.finish (line 1)",),
+        (),
+        ("fup.loader.utils.finish (line 1)",),
+    ]
+    statuses = ["found", "moved", "moved", "moved", "removed", "moved"]
+    assert [a.new.status for a in result.entries] == statuses

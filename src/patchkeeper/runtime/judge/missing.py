@@ -57,6 +57,13 @@ def renamed_names(target: str) -> list[str]:
     return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
 
 
+def renamed_to(entry: PatchEntry, new: Resolution, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """Where ``entry``'s target went when the new release renamed it (``new``: its
+    resolution there), as the retarget of rule 3 names it (:func:`_renamed`); ``""`` when it
+    was not renamed."""
+    return _renamed(entry, trees, elsewhere=new.status == MOVED)
+
+
 def _renamed(
     entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree], elsewhere: bool = False
 ) -> str:
