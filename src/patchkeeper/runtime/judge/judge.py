@@ -7,7 +7,9 @@ first rule that applies decides):
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
    the plugin's code itself, so the patch only replaces a function by its equal;
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing (a
+   patch of another library, outside the audited upstream, that a traced loading does not
+   reach: **retain**, the fact said); a
    function of a module the loading reaches that no reached scope calls -> **look** (a user,
    a test or upstream may call it: an ``uninstall()`` that restores a registry; *retain*
    beside a kept running patch of its file on the same target: :mod:`.companions`); when
