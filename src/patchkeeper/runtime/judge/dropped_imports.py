@@ -16,7 +16,10 @@ definition elsewhere (its location is not the target's path), the new release ca
 moved to that same definition, and another entry's target is that definition, found there
 in the new release, with the same replacement, one the plugin defines (a function or class
 of its own: an expression or a lambda is not compared). Without such an entry the rules
-before decide (a retarget; where the name's readers went the trees cannot tell).
+before decide (a retarget; where the name's readers went the trees cannot tell); so they do
+when the module now binds a name extending the old one (``bind_kv_cache`` ->
+``bind_kv_cache_to_layers``): its readers read the renamed function, which the patch must
+follow (*update*).
 """
 
 from __future__ import annotations
@@ -38,11 +41,15 @@ def _moved_to(resolution: Resolution) -> tuple[str, ...]:
 
 def covered_elsewhere(
     audited: list[tuple[PatchEntry, Resolution, Resolution, Drift]],
+    renamed: frozenset[PatchEntry] = frozenset(),
 ) -> list[Drift]:
     """The drift of each ``(entry, old resolution, new resolution, drift)``: *remove* for an
     *update* (retarget) of a name its module only imported at the old release and no longer
     binds at the new one, when another entry already patches the definition it imported
-    with the same replacement (see the module docstring); every other drift as it is."""
+    with the same replacement (see the module docstring); every other drift as it is.
+    ``renamed``: entries whose module now binds a new name for theirs (a name extending it,
+    :func:`patchkeeper.runtime.judge.missing.renamed_to`): its readers read that name now,
+    which the patch must follow, so the entry is no leftover."""
     patched: dict[tuple[str, str], PatchEntry] = {}
     for entry, _old, new, _drift in audited:
         if new.status == FOUND and entry.replacement not in UNNAMED and entry.key is None:
@@ -59,6 +66,7 @@ def covered_elsewhere(
             or source not in _moved_to(new)
             or covering is None
             or covering is entry
+            or entry in renamed
         ):
             out.append(drift)
             continue

@@ -7,7 +7,9 @@ first rule that applies decides):
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
    the plugin's code itself, so the patch only replaces a function by its equal;
-1. *never imported* -> **remove** (or re-enable), naming where the import is missing; a
+1. *never imported* -> **remove** (or re-enable), naming where the import is missing (a
+   patch of another library, outside the audited upstream, that a traced loading does not
+   reach: **retain**, the fact said); a
    function of a module the loading reaches that no reached scope calls -> **look** (a user,
    a test or upstream may call it: an ``uninstall()`` that restores a registry; *retain*
    beside a kept running patch of its file on the same target: :mod:`.companions`); when
@@ -30,22 +32,24 @@ first rule that applies decides):
    the new upstream target calls a helper of the plugin's that the replacement calls, which
    the target's module now defines and the old one did not have (upstream took the change
    in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**;
-3. a target in neither release -> **look** (a typo or a future name; the same release on
-   both sides: **retain**, :func:`.missing.same_release`), unless the patch
-   says ``allow_missing`` or assigns the name (an assignment or a subclass swap adds it:
-   **retain**), and always when neither release has the module or class it belongs to (its
-   owner: the assignment has nothing to add the name to, the patch can never apply) unless
-   ``try: ... except ImportError`` guards the patch (a future name: **retain**); a
-   target that existed at the old release and is gone without a trace -> **look** (dropped, or
-   folded into a caller the plugin must now patch: the trees cannot tell, and a wrong removal
-   loses a fix); moved or renamed (a private name's underscore, a name the module extends:
-   ``FusedMoE`` -> ``FusedMoEFactory``) -> **update** (retarget); a name in neither release
-   that the plugin adds to a module the new release moved (one module of the same name defines
-   the old one's names) -> **update** (retarget to it), or dropped -> **look**; a method its
-   class lost: :mod:`.removed_member`; an attribute the plugin adds to an upstream class that
-   the new class sets itself, or a backport whose parameters the new upstream target now has
-   (upstream took the change in) -> **remove**; the audit then carries that to the other
-   entries of a backport's file (:func:`patchkeeper.runtime.judge.landed.spread`);
+3. a target in neither release -> **look** (a typo or a future name; the same release on both
+   sides: **retain**, :func:`.missing.same_release`), unless the patch says ``allow_missing``
+   or assigns the name (an assignment or a subclass swap adds it: **retain**), and always when
+   neither release has the module or class it belongs to (its owner: the assignment has nothing
+   to add the name to, the patch can never apply) unless ``try: ... except ImportError`` guards
+   the patch (a future name: **retain**); a target that existed at the old release and is gone
+   without a trace -> **look** (dropped, or folded into a caller the plugin must now patch: the
+   trees cannot tell, and a wrong removal loses a fix), but **retain** when its module is
+   dropped (not moved) and ``try: ... except ImportError`` guards the patch (the guard skips it
+   there; it still applies at the releases that have the module); moved or renamed (a private
+   name's underscore, a name the module extends: ``FusedMoE`` -> ``FusedMoEFactory``) ->
+   **update** (retarget); a name in neither release that the plugin adds to a module the new
+   release moved (one module of the same name defines the old one's names) -> **update**
+   (retarget to it), or dropped -> **look**; a method its class lost: :mod:`.removed_member`;
+   an attribute the plugin adds to an upstream class that the new class sets itself, or a
+   backport whose parameters the new upstream target now has (upstream took the change in) ->
+   **remove**; the audit then carries that to the other entries of a backport's file
+   (:func:`patchkeeper.runtime.judge.landed.spread`);
 4. a target new upstream (the old release did not define it, or not under the class found)
    -> **remove** when the patch's header says it is a backport (the change landed), else
    **update** (the patch now replaces upstream's own definition), unless the plugin assigns

@@ -43,6 +43,7 @@ from patchkeeper.runtime.judge.missing import (
     NEVER_APPLIES,
     absent_owner,
     renamed_names,
+    renamed_to,
     same_release,
 )
 from patchkeeper.runtime.judge.registrations import registered_key
@@ -52,7 +53,7 @@ from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.judge.widened_tests import widened_test
-from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, narrowed, resolve_all, target_modules
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
@@ -87,6 +88,8 @@ def judge_entries(
     resolved_old = resolve_all(
         old_tree, (e.target for e in entries), lambda t: resolved_new[t].status == FOUND
     )
+    # A moved target's places are kept to those of the old definition's kind.
+    resolved_new = {t: narrowed(r, resolved_old[t], new_tree) for t, r in resolved_new.items()}
     headers: dict[str, str] = {}
     for entry in entries:
         if entry.file not in headers:
@@ -207,7 +210,10 @@ def judge_entries(
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
     # A name its module no longer imports, whose definition another entry patches with the
     # same replacement: that entry covers it.
-    covered = covered_elsewhere([(a.entry, a.old, a.new, a.drift) for a in audited])
+    renamed = frozenset(
+        a.entry for a in audited if a.new.status == MOVED and renamed_to(a.entry, a.new, trees)
+    )
+    covered = covered_elsewhere([(a.entry, a.old, a.new, a.drift) for a in audited], renamed)
     audited = [replace(a, drift=d) for a, d in zip(audited, covered, strict=True)]
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])

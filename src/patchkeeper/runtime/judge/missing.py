@@ -8,6 +8,10 @@ a name in neither release is a typo or a future name (*look*), unless the patch 
 it on purpose (an assignment, a subclass swap, ``allow_missing``) or an ``except
 ImportError`` guards it (*retain*); a name it adds to a module the new release moved
 follows the module (*update*), one it adds to a module the new release dropped is *look*.
+A target whose module the new release dropped (not moved) while ``try: ... except
+ImportError`` guards the patch is *retain*: the import fails there and the guard skips the
+patch, which still applies at the releases that have the module (a plugin written for
+several releases keeps such branches).
 An attribute the plugin sets on an upstream class that
 the old release did not define (a marker, ``Engine._plugin_patched = True``) is *added by
 the plugin*, never said to have existed there; when its class is gone it is *look*, as the
@@ -40,6 +44,7 @@ from patchkeeper.runtime.lookup.resolve import (
     REMOVED,
     Resolution,
     defined_statically,
+    target_modules,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
@@ -50,6 +55,13 @@ def renamed_names(target: str) -> list[str]:
     (``_alloc`` -> ``alloc``; ``alloc`` -> ``_alloc``)."""
     tail = target.rsplit(".", 1)[-1]
     return [o for o in (tail.lstrip("_"), f"_{tail}") if o and o != tail]
+
+
+def renamed_to(entry: PatchEntry, new: Resolution, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """Where ``entry``'s target went when the new release renamed it (``new``: its
+    resolution there), as the retarget of rule 3 names it (:func:`_renamed`); ``""`` when it
+    was not renamed."""
+    return _renamed(entry, trees, elsewhere=new.status == MOVED)
 
 
 def _renamed(
@@ -94,10 +106,12 @@ def _renamed(
     return binding.dotted if binding is not None else f"{module}.{grown[0]}"
 
 
-def _import_guard(entry: PatchEntry) -> str:
-    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``), or ``""``."""
+def _import_guard(entry: PatchEntry, innermost: bool = False) -> str:
+    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``; the first
+    guard on the way to it, or with ``innermost`` the last), or ``""``."""
     activation = entry.activation
-    for condition in activation.conditions if activation is not None else ():
+    conditions = activation.conditions if activation is not None else ()
+    for condition in reversed(conditions) if innermost else conditions:
         if condition.kind == "try-import":
             return f"try ... except ImportError at {condition.file}:{condition.line}"
     return ""
@@ -138,23 +152,48 @@ def _moved_owner(
     if entry.mechanism not in (Mechanism.ASSIGNMENT, Mechanism.SETATTR, Mechanism.SUBCLASS):
         return None
     owner = entry.target.rpartition(".")[0]
-    before = trees[0].summary(owner) if owner else None
-    if before is None or trees[1].summary(owner) is not None:
+    place = _module_moved_to(owner, trees) if owner else None
+    return (owner, place) if place is not None else None
+
+
+def _module_moved_to(module: str, trees: tuple[UpstreamTree, UpstreamTree]) -> str | None:
+    """Where the new release has ``module``, a module of the old release it lacks: the one
+    module of the same last name that defines at least half of the old module's names (up to
+    :data:`_NAMES_LOOKED_UP` of them, in name order); ``""`` when no single module does
+    (dropped, or split). ``None`` when ``module`` was no module of the old release or the
+    new release still has it (a module, or a name its package binds)."""
+    before = trees[0].summary(module)
+    if before is None or trees[1].summary(module) is not None:
         return None
-    if defined_statically(trees[1], owner):
+    if defined_statically(trees[1], module):
         return None
-    last = owner.rpartition(".")[2]
+    last = module.rpartition(".")[2]
     names = sorted(before.definitions)[:_NAMES_LOOKED_UP]
     if not names:
-        return owner, ""
+        return ""
     trees[1].find_definitions(names)
     counts: dict[str, int] = {}
     for name in names:
-        for module in {m for m, _line in trees[1].defined(name)}:
-            if module.rpartition(".")[2] == last:
-                counts[module] = counts.get(module, 0) + 1
+        for place in {m for m, _line in trees[1].defined(name)}:
+            if place.rpartition(".")[2] == last:
+                counts[place] = counts.get(place, 0) + 1
     places = [m for m, n in counts.items() if 2 * n >= len(names)]
-    return owner, places[0] if len(places) == 1 else ""
+    return places[0] if len(places) == 1 else ""
+
+
+def _dropped_module(
+    entry: PatchEntry, old: Resolution, trees: tuple[UpstreamTree, UpstreamTree]
+) -> str:
+    """The module of ``entry``'s target (the longest prefix of it that is a module of the
+    old release) when the old release found the target there and the new release dropped
+    the module: it has no module of that name, and none of the same last name defines the
+    old one's names (not moved, :func:`_module_moved_to`); ``""`` otherwise."""
+    if old.status != FOUND:
+        return ""
+    modules = target_modules(trees[0], [entry.target])
+    if not modules or modules[0] == entry.target:
+        return ""
+    return modules[0] if _module_moved_to(modules[0], trees) == "" else ""
 
 
 def _added_to_class(entry: PatchEntry, old: Resolution, tree: UpstreamTree) -> bool:
@@ -244,6 +283,18 @@ def _missing(
         )
     if renamed:
         return with_decision(drift, UPDATE, f"{entry.target} was renamed: retarget to {renamed}")
+    dropped = _dropped_module(entry, old, trees) if not renamed else ""
+    guard = _import_guard(entry, innermost=True) if dropped else ""
+    if guard:
+        return with_decision(
+            drift,
+            RETAIN,
+            f"{entry.target} existed at the old release; the new one dropped {dropped}, its "
+            f"module (no module of that name defines its names), and the patch is guarded by "
+            f"{guard}: at this release the import fails and the guard skips the patch, which "
+            "still applies at the releases that have the module; nothing to do at this one "
+            "(the branch goes when the plugin stops supporting those releases)",
+        )
     owner = absent_owner(entry, trees) if old.status != FOUND else ""
     guard = _import_guard(entry) if owner else ""
     if guard:

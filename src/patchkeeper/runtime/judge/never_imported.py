@@ -8,19 +8,33 @@ the upstream (what its users import cannot be traced); a computed module name th
 reaches may name its module (:data:`~patchkeeper.runtime.inventory.activation.MAYBE`); its
 module is imported only in functions no reached scope calls, or it is itself such a function
 (a user, a test or upstream may call them).
+
+A patch of another library (``transformers``, ``torch``: a target outside the audited
+upstream) that a traced loading does not reach is **retain**: the upgrade cannot change that
+library, and the loading traced is the upstream's, while another library's patch may be
+imported by that library's users (a vendored package's integration module). The never-imported fact
+stays in the evidence: deleting dead code is a cleanup apart from the upgrade.
 """
 
 from __future__ import annotations
 
 from patchkeeper.runtime.inventory.activation import IMPORTED_UNCALLED, MAYBE, UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
-from patchkeeper.runtime.judge.drift import LOOK, REMOVE, Drift, with_decision
+from patchkeeper.runtime.judge.drift import (
+    LOOK,
+    NOT_AUDITED,
+    REMOVE,
+    RETAIN,
+    Drift,
+    with_decision,
+)
 from patchkeeper.runtime.model import Activation, PatchEntry
 
 
 def never_imported(entry: PatchEntry, activation: Activation, drift: Drift) -> Drift:
     """The decision for ``entry``, whose ``activation`` (``entry.activation``) has the
-    status *never*: ``drift`` with *remove* or *look* and the reason."""
+    status *never*: ``drift`` with *remove* or *look* and the reason (*retain* for a
+    target outside the audited upstream, the never-imported fact said)."""
     note = activation.note or "no import reaches it"
     if activation.untraced:
         return with_decision(
@@ -28,6 +42,15 @@ def never_imported(entry: PatchEntry, activation: Activation, drift: Drift) -> D
             LOOK,
             f"not reached from the plugin's import or console scripts ({note}), but "
             f"{activation.untraced}: find out whether it runs before removing it",
+        )
+    if drift.decision == NOT_AUDITED:
+        return with_decision(
+            drift,
+            RETAIN,
+            f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
+            f"change it; the plugin's loading does not reach it either (never imported "
+            f"({note})): another library's patch may be imported by that library's users; if "
+            "nothing imports it, delete it apart from this upgrade",
         )
     if note.startswith(MAYBE):
         return with_decision(

@@ -10,7 +10,7 @@ locations) or *removed*.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from patchkeeper.runtime.lookup.upstream_tree import Definition, UpstreamTree
 
@@ -285,3 +285,35 @@ def _search(tree: UpstreamTree, target: str) -> Resolution:
             break
     unique = tuple(candidates)[:MAX_CANDIDATES]
     return Resolution(target, MOVED if unique else REMOVED, candidates=unique)
+
+
+def narrowed(new: Resolution, old: Resolution, tree: UpstreamTree) -> Resolution:
+    """``new``, a target's *moved* resolution in the new release ``tree``, with its places
+    kept to those that can be what the old release found (``old``); any other resolution as
+    it is.
+
+    The tree-wide search (:func:`_search`) lists every definition of the target's last name:
+    for a module-level function it lists the methods of that name of unrelated classes too
+    (``MMLinearKernel.process_weights_after_loading`` for a loader module's
+    ``process_weights_after_loading``). When the old release found a module-level
+    definition (a function, a class, a constant, at the target's path or through its
+    module's import of it), its places in the new release are the module-level definitions
+    of its name, never a method; and when the target's module only imported it, the one
+    place is that definition where the new release still has it (it did not move: the module
+    that imported it changed). No place left: *removed*."""
+    if new.status != MOVED or old.status != FOUND or old.partial:
+        return new
+    name = old.qualname
+    if not name or "." in name:
+        return new  # a module, or a member of a class: its search is left as it is
+    kept = _static(tree, old.location) if old.location != new.target else None
+    if kept is not None and not kept.partial and kept.location == old.location:
+        return replace(new, candidates=(f"{old.location} (line {kept.line})",))
+    places: list[str] = []
+    for module in dict.fromkeys(module for module, _line in tree.defined(name)):
+        summary = tree.summary(module)
+        definition = summary.definitions.get(name) if summary is not None else None
+        if definition is not None:
+            places.append(f"{module}.{name} (line {definition.line})")
+    unique = tuple(dict.fromkeys(places))[:MAX_CANDIDATES]
+    return replace(new, status=MOVED if unique else REMOVED, candidates=unique)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.drift import MIGRATE, REMOVE, RETAIN, UPDATE
+from patchkeeper.runtime.judge.missing import renamed_to
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -63,14 +64,21 @@ def affected_field(lines: list[str]) -> tuple[int, int] | None:
     return None
 
 
-def _retarget(item: AuditedEntry, edits: Edits, old_tree: UpstreamTree) -> PortedEntry:
+def _retarget(
+    item: AuditedEntry, edits: Edits, trees: tuple[UpstreamTree, UpstreamTree]
+) -> PortedEntry:
     """The patch statement of a moved target rewritten to name its new module, and the
     file's ``import OLD`` of that module rewritten or completed
-    (:func:`~patchkeeper.runtime.port.imports.retarget_import`)."""
-    entry = item.entry
+    (:func:`~patchkeeper.runtime.port.imports.retarget_import`). A name its module renamed
+    (it now binds a name extending it, :func:`~patchkeeper.runtime.judge.missing.renamed_to`)
+    is left by hand: its readers call the new name, which may take other arguments."""
+    entry, old_tree = item.entry, trees[0]
     base = PortedEntry(entry.file, entry.line, entry.target, item.drift.decision, LEFT, "")
     if item.new.status != MOVED or len(item.new.candidates) != 1:
         return replace(base, detail="the target moved to several places: choose one by hand")
+    renamed = renamed_to(entry, item.new, trees)
+    if renamed:
+        return replace(base, detail=f"the target was renamed to {renamed}: retarget by hand")
     location = item.new.candidates[0].split(" (line")[0]
     old_module = old_module_of(entry.target, old_tree, entry.module_hint)
     tail = entry.target[len(old_module) + 1 :]
@@ -259,7 +267,7 @@ def port_plan(
         if decision == RETAIN or decision == "not-audited":
             done.append(replace(base, action=NOTHING, detail=item.drift.evidence[0]))
         elif decision == UPDATE and item.new.status == MOVED:
-            done.append(_retarget(item, edits, trees[0]))
+            done.append(_retarget(item, edits, trees))
         elif decision == UPDATE and item.new.status == FOUND and item.old.status == FOUND:
             unresolved = unreadable_copy(entry.replacement, tree)
             if entry.file in reviewed and unresolved:
