@@ -26,10 +26,10 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   changed while the patch does the same; a rename found by its lines alone needs the exact
   lines. Unless upstream wrote what it adds (:func:`upstream_wrote`): when the kept patch's
   place in the new release (its context lines, or the new upstream file a few lines around
-  the hunk, when the miner gives the trees) holds lines it adds that the same place did not
-  hold at the older release, the maintainers refreshed a patch that now adds them a second
-  time: ``upstreamed`` when upstream holds every added line that says something and the
-  patch removes none, ``port`` (partly upstream) when it holds some.
+  the hunk, when the miner gives the trees) holds lines it adds, next to them, that the same
+  place did not hold at the older release, the maintainers refreshed a patch that now adds
+  them a second time: ``upstreamed`` when upstream holds every added line that says
+  something and the patch removes none, ``port`` (partly upstream) when it holds some.
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
   A patch is also kept when exactly one newer patch, not of an older patch's name, has its
   DEP-3 subject and ``Origin`` (or ``Bug``) (:func:`identity`): the same change renamed, as
@@ -652,29 +652,48 @@ def says_something(line: str) -> bool:
 
 #: Reads an upstream file by its path in the tree: its lines, or None when it has no such file.
 FileReader = Callable[[str], "list[str] | None"]
+#: A line of a place and where it was seen.
+Seen = tuple[str, str]
 
 
-def place(hunk: Hunk, read: FileReader | None = None) -> dict[str, str]:
-    """The lines a hunk's place holds in the file it applies to, each with where it was seen
-    (``"context"``, or ``"PATH line N"``): the hunk's context lines, and when ``read`` gives
-    the file, its lines from :data:`PLACE_MARGIN` before the hunk to as many after it, but
-    not the ones the hunk removes (a patch that moves a line finds it there)."""
-    held = {line[1:]: "context" for line in hunk.lines if line[:1] == " "}
+def around(hunk: Hunk, read: FileReader | None) -> tuple[list[Seen], list[Seen]]:
+    """The upstream file's lines just before and just after a hunk (at most
+    :data:`PLACE_MARGIN` each), each with where it was seen (``"PATH line N"``), when
+    ``read`` gives the file and the hunk's context and removed lines stand at its line
+    numbers there; else none (an earlier patch of the series that changes the same file
+    moves the numbers, and a place that is not found is not read)."""
     lines = read(hunk.path) if read is not None and hunk.path else None
     if lines is None:
-        return held
-    removed = set()
-    number = hunk.start
-    for line in hunk.lines:
-        if line[:1] == "-":
-            removed.add(number)
-        if line[:1] != "+":
-            number += 1
+        return [], []
+    old_side = [line[1:] for line in hunk.lines if line[:1] != "+"]
+    stands = [line.rstrip() for line in lines[hunk.start - 1 : hunk.start - 1 + len(old_side)]]
+    if hunk.start < 1 or stands != old_side:
+        return [], []
     first = max(1, hunk.start - PLACE_MARGIN)
-    for number in range(first, hunk.start + hunk.length + PLACE_MARGIN):
-        if number <= len(lines) and number not in removed:
-            held.setdefault(lines[number - 1].rstrip(), f"{hunk.path} line {number}")
-    return held
+    end = min(len(lines), hunk.start + len(old_side) - 1 + PLACE_MARGIN)
+    before = [(lines[n - 1].rstrip(), f"{hunk.path} line {n}") for n in range(first, hunk.start)]
+    after = range(hunk.start + len(old_side), end + 1)
+    return before, [(lines[n - 1].rstrip(), f"{hunk.path} line {n}") for n in after]
+
+
+def patched_place(hunk: Hunk, read: FileReader | None = None) -> list[Seen]:
+    """A hunk's place in the patched file, in order: the upstream lines just before it
+    (:func:`around`), its context lines (``"context"``) and added lines (``"+"``), the
+    upstream lines just after it. The lines it removes are not there (a patch that moves a
+    line does not find it upstream)."""
+    before, after = around(hunk, read)
+    body = [
+        (line[1:], "+" if line[:1] == "+" else "context") for line in hunk.lines if line[:1] != "-"
+    ]
+    return [*before, *body, *after]
+
+
+def place(hunk: Hunk, read: FileReader | None = None) -> set[str]:
+    """The upstream lines at a hunk's place: its context and removed lines and the file's
+    lines just around it (:func:`around`)."""
+    before, after = around(hunk, read)
+    held = {line[1:] for line in hunk.lines if line[:1] != "+"}
+    return held | {line for line, _where in (*before, *after)}
 
 
 @dataclass(frozen=True)
@@ -702,6 +721,22 @@ class Written:
     header: str
 
 
+def _twin(seq: list[Seen], twins: dict[int, str], i: int, step: int) -> str | None:
+    """Where the twin of the added line ``seq[i]`` stands, looking one way (``step`` -1 or
+    1) with nothing between but upstream lines and added lines that say nothing or have a
+    twin (``twins``, by index); None when there is none."""
+    j = i + step
+    while 0 <= j < len(seq):
+        text, where = seq[j]
+        if where == "+":
+            if says_something(text) and j not in twins:
+                return None
+        elif text == seq[i][0]:
+            return where
+        j += step
+    return None
+
+
 def upstream_wrote(
     old_patch: str,
     new_patch: str,
@@ -709,28 +744,45 @@ def upstream_wrote(
     new_strip: int = 1,
     trees: Trees | None = None,
 ) -> Written:
-    """Which lines the kept patch ``new_patch`` adds that upstream wrote at its place between
-    the two releases: an added line that says something (:func:`says_something`) and that
-    the place of its hunk in the new release holds (:func:`place`, read with ``trees.new``)
-    while no place of ``old_patch`` on the same file held it in the older release (read with
-    ``trees.pin``): a line that was already there was added beside it on purpose."""
+    """Which lines the kept patch ``new_patch`` adds that upstream wrote next to them between
+    the two releases.
+
+    An added line that says something (:func:`says_something`) counts when its twin, an
+    upstream line equal to it, stands at the hunk's place in the new release
+    (:func:`patched_place`, read with ``trees.new``) with nothing between them but upstream
+    lines and added lines that count too or say nothing, and when no place of
+    ``old_patch`` on the same file held it in the older release (:func:`place`, read with
+    ``trees.pin``): a line that was already there was added beside it on purpose, and a
+    twin beyond other lines the patch adds is another statement that happens to read the
+    same (a test ending like the test before it)."""
     trees = trees or Trees()
     before: dict[str, set[str]] = {}
     for hunk in hunks(old_patch, old_strip):
         before.setdefault(hunk.path, set()).update(place(hunk, trees.pin))
     added, removes, header = 0, False, ""
-    held: list[tuple[str, str]] = []
+    held: list[Seen] = []
     for hunk in hunks(new_patch, new_strip):
-        here = place(hunk, trees.new)
-        for line in hunk.lines:
-            if line[:1] == "-" and says_something(line[1:]):
-                removes = True
-            if line[:1] != "+" or not says_something(line[1:]):
-                continue
-            added += 1
-            if line[1:] in here and line[1:] not in before.get(hunk.path, set()):
-                held.append((line[1:], here[line[1:]]))
-                header = header or hunk.header
+        removes = removes or any(
+            line[:1] == "-" and says_something(line[1:]) for line in hunk.lines
+        )
+        seq = patched_place(hunk, trees.new)
+        old = before.get(hunk.path, set())
+        adds = [i for i, (text, where) in enumerate(seq) if where == "+" and says_something(text)]
+        added += len(adds)
+        twins: dict[int, str] = {}
+
+        eligible = [i for i in adds if seq[i][0] not in old]
+        for i in eligible:
+            found = _twin(seq, twins, i, -1)
+            if found is not None:
+                twins[i] = found
+        for i in reversed(eligible):
+            found = twins.get(i) or _twin(seq, twins, i, 1)
+            if found is not None:
+                twins[i] = found
+        held += [(seq[i][0], twins[i]) for i in sorted(twins)]
+        if twins:
+            header = header or hunk.header
     return Written(added, tuple(held), removes, header)
 
 

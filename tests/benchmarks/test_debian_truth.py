@@ -654,12 +654,12 @@ AFTER = ["load = foo.storage", "load = foo.web", "load = foo.cli"]
     ("before", "expected"),
     [
         pytest.param(
-            ["load = foo.cache", "load = foo.auth", "load = foo.tracing"],
+            ["load = foo.cache", "load = foo.auth", "load = foo.metrics"],
             truth.Outcome(
                 "port",
                 "",
                 "trixie 2.1.0-1 debian/patches/plugins.patch @@ -4,6 +4,8 @@ [plugins] holds "
-                "what it adds: context 'load = foo.tracing'",
+                "what it adds: context 'load = foo.metrics'",
                 "kept and refreshed; upstream wrote 1 of the 2 lines it adds at its place, "
                 "the rest is still carried",
             ),
@@ -675,6 +675,18 @@ AFTER = ["load = foo.storage", "load = foo.web", "load = foo.cli"]
                 "kept and refreshed, but upstream wrote every line it adds at its place: twice now",
             ),
             id="both",
+        ),
+        pytest.param(
+            # the twin stands beyond a line the patch adds that upstream lacks: another
+            # statement that reads the same, not upstream's copy of this one
+            ["load = foo.cache", "load = foo.auth", "load = foo.tracing"],
+            truth.Outcome(
+                "carried",
+                "",
+                "trixie 2.1.0-1 debian/patches/series keeps plugins.patch",
+                "kept with the same 2 changed lines",
+            ),
+            id="beyond-an-added-line",
         ),
         pytest.param(
             ["load = foo.cache", "load = foo.auth", "load = foo.extra"],
@@ -755,9 +767,10 @@ def test_the_new_file_around_the_hunk_holds_what_it_adds(tmp_path: Path) -> None
     a line of one word (``#endif``) says nothing, so it does not count."""
     head = [f"// line {n}" for n in range(1, 8)]
     includes = ["#include <lib/extension/Plugin.h>", "#include <lib/extension/Registry.h>"]
-    pin = _tree(tmp_path / "pin", [*head, "", *includes, "", "", "#ifdef USE_OCTAVE"])
+    octave = ["#ifdef USE_OCTAVE", "// not in octave"]
+    pin = _tree(tmp_path / "pin", [*head, "", *includes, "", "", *octave])
     group = ["#ifdef USE_GROUPS", "#include <lib/packages/groups/Group.h>", "#endif // USE_GROUPS"]
-    new = _tree(tmp_path / "new", [*head, "", *includes, *group, "", "", "#ifdef USE_OCTAVE"])
+    new = _tree(tmp_path / "new", [*head, "", *includes, *group, "", "", "", *octave])
     trees = truth.Trees(pin, new)
     assert truth.upstream_wrote(C_OLD, C_NEW, trees=trees) == truth.Written(
         2,
@@ -772,10 +785,14 @@ def test_the_new_file_around_the_hunk_holds_what_it_adds(tmp_path: Path) -> None
         "fields.patch", C_OLD, {"fields.patch": C_NEW}, [], "5", "sid 5-1", trees=trees
     )
     assert kept.truth == "upstreamed"
-    # without the trees only the context is read: one of the two lines is seen
-    assert truth.outcome(
-        "fields.patch", C_OLD, {"fields.patch": C_NEW}, [], "5", "sid 5-1"
-    ).truth == ("port")
+    # without the trees only the context is read: the `#ifdef` has no twin there, and the
+    # `#include`'s twin stands beyond it
+    alone = truth.outcome("fields.patch", C_OLD, {"fields.patch": C_NEW}, [], "5", "sid 5-1")
+    assert alone.truth == "carried"
+    # a file an earlier patch of the series changed does not stand at the hunk's numbers:
+    # its lines around the hunk are not read
+    shifted = _tree(tmp_path / "shifted", ["// added by an earlier patch", *head, "", *includes])
+    assert truth.around(truth.hunks(C_NEW)[0], shifted) == ([], [])
 
 
 def test_a_moved_line_or_a_removal_is_not_upstreamed(tmp_path: Path) -> None:
