@@ -29,7 +29,8 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   the hunk, when the miner gives the trees) holds lines it adds, next to them, that the same
   place did not hold at the older release, the maintainers refreshed a patch that now adds
   them a second time: ``upstreamed`` when upstream holds every added line that says
-  something and the patch removes none, ``port`` (partly upstream) when it holds some.
+  something and the patch removes none, ``port`` (partly upstream) when it holds some (a
+  Python import beside other added code is not counted: :func:`supports`).
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
   A patch is also kept when exactly one newer patch, not of an older patch's name, has its
   DEP-3 subject and ``Origin`` (or ``Bug``) (:func:`identity`): the same change renamed, as
@@ -650,6 +651,21 @@ def says_something(line: str) -> bool:
     return len(re.findall(r"\w+", line)) >= 2
 
 
+_IMPORT = re.compile(r"^\s*(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s)")
+
+
+def supports(line: str, only_imports: bool) -> bool:
+    """Whether an added line that says something counts as part of what a patch adds:
+    a Python import statement beside other added code only supports that code (upstream
+    importing the same module for code of its own says nothing of the fix), unless the
+    patch adds nothing but imports (``only_imports``: then the import is the fix).
+
+    >>> supports("import os", False), supports("import os", True), supports("x = 1", False)
+    (False, True, True)
+    """
+    return only_imports or not _IMPORT.match(line)
+
+
 #: Reads an upstream file by its path in the tree: its lines, or None when it has no such file.
 FileReader = Callable[[str], "list[str] | None"]
 #: A line of a place and where it was seen.
@@ -747,7 +763,8 @@ def upstream_wrote(
     """Which lines the kept patch ``new_patch`` adds that upstream wrote next to them between
     the two releases.
 
-    An added line that says something (:func:`says_something`) counts when its twin, an
+    An added line that says something (:func:`says_something`) and is part of what the
+    patch adds (:func:`supports`) counts when its twin, an
     upstream line equal to it, stands at the hunk's place in the new release
     (:func:`patched_place`, read with ``trees.new``) with nothing between them but upstream
     lines and added lines that count too or say nothing, and when no place of
@@ -761,13 +778,24 @@ def upstream_wrote(
         before.setdefault(hunk.path, set()).update(place(hunk, trees.pin))
     added, removes, header = 0, False, ""
     held: list[Seen] = []
-    for hunk in hunks(new_patch, new_strip):
+    new_hunks = hunks(new_patch, new_strip)
+    only_imports = all(
+        _IMPORT.match(line[1:])
+        for hunk in new_hunks
+        for line in hunk.lines
+        if line[:1] == "+" and says_something(line[1:])
+    )
+    for hunk in new_hunks:
         removes = removes or any(
             line[:1] == "-" and says_something(line[1:]) for line in hunk.lines
         )
         seq = patched_place(hunk, trees.new)
         old = before.get(hunk.path, set())
-        adds = [i for i, (text, where) in enumerate(seq) if where == "+" and says_something(text)]
+        adds = [
+            i
+            for i, (text, where) in enumerate(seq)
+            if where == "+" and says_something(text) and supports(text, only_imports)
+        ]
         added += len(adds)
         twins: dict[int, str] = {}
 

@@ -820,3 +820,47 @@ def test_a_moved_line_or_a_removal_is_not_upstreamed(tmp_path: Path) -> None:
         "kept and refreshed; upstream wrote every line it adds at its place, but the patch "
         "still removes lines upstream has",
     )
+
+
+IMPORT_OLD = """\
+--- a/tests/test_keygen.py
++++ b/tests/test_keygen.py
+@@ -10,6 +10,8 @@
+ import getpass
+ import sys
+ 
++import os
++os.environ["TERM"] = "dumb"
+ from keygen import main
+ 
+ 
+"""
+IMPORT_NEW = """\
+--- a/tests/test_keygen.py
++++ b/tests/test_keygen.py
+@@ -10,6 +10,8 @@
+ import getpass
+ import os
+ 
++import os
++os.environ["TERM"] = "dumb"
+ from keygen import main
+ 
+ 
+"""
+
+
+def test_an_import_beside_added_code_is_not_upstream_work() -> None:
+    """Upstream importing the module the patch imports, for code of its own, says nothing
+    of the fix the patch adds beside the import; a patch that adds only the import is the
+    import, and upstream writing it is upstream having it."""
+    series = {"keygen.patch": IMPORT_NEW}
+    kept = truth.outcome("keygen.patch", IMPORT_OLD, series, [], "24", "trixie 24-1")
+    assert (kept.truth, kept.why) == ("carried", "kept with the same 2 changed lines")
+    only_old = IMPORT_OLD.replace('+os.environ["TERM"] = "dumb"\n', "").replace("+8 @@", "+7 @@")
+    only_new = IMPORT_NEW.replace('+os.environ["TERM"] = "dumb"\n', "").replace("+8 @@", "+7 @@")
+    alone = truth.outcome("k.patch", only_old, {"k.patch": only_new}, [], "24", "trixie 24-1")
+    assert (alone.truth, alone.why) == (
+        "upstreamed",
+        "kept and refreshed, but upstream wrote every line it adds at its place: twice now",
+    )
