@@ -24,7 +24,13 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   ``+``/``-`` lines aside, because regenerating a patch against new context (``quilt
   refresh``, ``gbp pq export``) may count a blank line next to a hunk as context or as
   changed while the patch does the same; a rename found by its lines alone needs the exact
-  lines.
+  lines. Unless upstream wrote what it adds (:func:`upstream_wrote`): when the kept patch's
+  place in the new release (its context lines, or the new upstream file a few lines around
+  the hunk, when the miner gives the trees) holds lines it adds, next to them, that the same
+  place did not hold at the older release, the maintainers refreshed a patch that now adds
+  them a second time: ``upstreamed`` when upstream holds every added line that says
+  something and the patch removes none, ``port`` (partly upstream) when it holds some (a
+  Python import beside other added code is not counted: :func:`supports`).
 - ``port``: kept with rewritten ``+``/``-`` lines: a maintainer carried it and had to rework it.
   A patch is also kept when exactly one newer patch, not of an older patch's name, has its
   DEP-3 subject and ``Origin`` (or ``Bug``) (:func:`identity`): the same change renamed, as
@@ -41,7 +47,8 @@ was read from, quoted (one line, at most :data:`QUOTE_LIMIT` characters).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 #: The longest quote kept in a truth row's ``source``, in characters.
 QUOTE_LIMIT = 240
@@ -579,6 +586,263 @@ def same_lines(old: list[str], new: list[str]) -> bool:
     return compared_lines(old) == compared_lines(new)
 
 
+#: How many lines of an upstream file either side of a hunk count as the hunk's place: the
+#: context a unified diff gives by default.
+PLACE_MARGIN = 3
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One hunk of a patch: the file's ``path`` (after the strip level), the first line of
+    the hunk in the file it applies to (``start``, 1-based) and how many lines it spans there
+    (``length``), the ``@@`` line, and its body lines with their `` ``/``-``/``+`` prefix
+    (trailing whitespace removed)."""
+
+    path: str
+    start: int
+    length: int
+    header: str
+    lines: tuple[str, ...]
+
+
+def hunks(patch: str, strip: int = 1) -> list[Hunk]:
+    """The hunks of a patch, each with the path of its ``---`` line after ``strip``
+    components (a hunk of a created file, ``--- /dev/null``, has the path ``""``)."""
+    found: list[Hunk] = []
+    path = ""
+    remaining = [0, 0]
+    body: list[str] = []
+    for line in patch.splitlines():
+        if remaining[0] <= 0 and remaining[1] <= 0:
+            file_line = re.match(r"^--- (\S+)", line)
+            if file_line:
+                parts = file_line.group(1).split("/")[strip:]
+                path = "" if file_line.group(1) == "/dev/null" else "/".join(parts)
+                continue
+            match = re.match(r"^@@ -(\d+)(?:,(\d+))? \+\d+(?:,(\d+))? @@", line)
+            if match:
+                remaining = [int(match[2] or 1), int(match[3] or 1)]
+                body = []
+                found.append(Hunk(path, int(match[1]), remaining[0], line.rstrip(), ()))
+            continue
+        if line.startswith("\\"):
+            continue
+        prefix = line[:1] or " "
+        if prefix == "-":
+            remaining[0] -= 1
+        elif prefix == "+":
+            remaining[1] -= 1
+        else:
+            remaining[0] -= 1
+            remaining[1] -= 1
+        body.append(prefix + line[1:].rstrip())
+        found[-1] = Hunk(path, found[-1].start, found[-1].length, found[-1].header, tuple(body))
+    return found
+
+
+def says_something(line: str) -> bool:
+    """Whether a line (without its diff prefix) has at least two words: a blank line or one
+    of a single word (``#endif``, ``pass``, ``else:``, ``}``) is found in most files, so
+    finding it near a hunk does not tell that upstream wrote it there.
+
+    >>> says_something("#ifdef USE_FBC"), says_something("#endif"), says_something("  }")
+    (True, False, False)
+    """
+    return len(re.findall(r"\w+", line)) >= 2
+
+
+_IMPORT = re.compile(r"^\s*(?:import\s+[\w.]+|from\s+[\w.]+\s+import\s)")
+
+
+def supports(line: str, only_imports: bool) -> bool:
+    """Whether an added line that says something counts as part of what a patch adds:
+    a Python import statement beside other added code only supports that code (upstream
+    importing the same module for code of its own says nothing of the fix), unless the
+    patch adds nothing but imports (``only_imports``: then the import is the fix).
+
+    >>> supports("import os", False), supports("import os", True), supports("x = 1", False)
+    (False, True, True)
+    """
+    return only_imports or not _IMPORT.match(line)
+
+
+#: Reads an upstream file by its path in the tree: its lines, or None when it has no such file.
+FileReader = Callable[[str], "list[str] | None"]
+#: A line of a place and where it was seen.
+Seen = tuple[str, str]
+
+
+def around(hunk: Hunk, read: FileReader | None) -> tuple[list[Seen], list[Seen]]:
+    """The upstream file's lines just before and just after a hunk (at most
+    :data:`PLACE_MARGIN` each), each with where it was seen (``"PATH line N"``), when
+    ``read`` gives the file and the hunk's context and removed lines stand at its line
+    numbers there; else none (an earlier patch of the series that changes the same file
+    moves the numbers, and a place that is not found is not read)."""
+    lines = read(hunk.path) if read is not None and hunk.path else None
+    if lines is None:
+        return [], []
+    old_side = [line[1:] for line in hunk.lines if line[:1] != "+"]
+    stands = [line.rstrip() for line in lines[hunk.start - 1 : hunk.start - 1 + len(old_side)]]
+    if hunk.start < 1 or stands != old_side:
+        return [], []
+    first = max(1, hunk.start - PLACE_MARGIN)
+    end = min(len(lines), hunk.start + len(old_side) - 1 + PLACE_MARGIN)
+    before = [(lines[n - 1].rstrip(), f"{hunk.path} line {n}") for n in range(first, hunk.start)]
+    after = range(hunk.start + len(old_side), end + 1)
+    return before, [(lines[n - 1].rstrip(), f"{hunk.path} line {n}") for n in after]
+
+
+def patched_place(hunk: Hunk, read: FileReader | None = None) -> list[Seen]:
+    """A hunk's place in the patched file, in order: the upstream lines just before it
+    (:func:`around`), its context lines (``"context"``) and added lines (``"+"``), the
+    upstream lines just after it. The lines it removes are not there (a patch that moves a
+    line does not find it upstream)."""
+    before, after = around(hunk, read)
+    body = [
+        (line[1:], "+" if line[:1] == "+" else "context") for line in hunk.lines if line[:1] != "-"
+    ]
+    return [*before, *body, *after]
+
+
+def place(hunk: Hunk, read: FileReader | None = None) -> set[str]:
+    """The upstream lines at a hunk's place: its context and removed lines and the file's
+    lines just around it (:func:`around`)."""
+    before, after = around(hunk, read)
+    held = {line[1:] for line in hunk.lines if line[:1] != "+"}
+    return held | {line for line, _where in (*before, *after)}
+
+
+@dataclass(frozen=True)
+class Trees:
+    """The two upstream trees of an upgrade, as the miner gives them to :func:`outcome`:
+    readers of the older release's files (``pin``) and the newer one's (``new``), and each
+    series' strip levels by patch name (``old_strips``, ``new_strips``; 1 when absent)."""
+
+    pin: FileReader | None = None
+    new: FileReader | None = None
+    old_strips: dict[str, int] = field(default_factory=dict)
+    new_strips: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Written:
+    """What upstream wrote of a kept patch (:func:`upstream_wrote`): the added lines that say
+    something (``added``), those the newer place holds and the older one did not, each with
+    where it was seen (``held``), whether the patch removes a line that says something
+    (``removes``) and the ``@@`` line of the first hunk that holds one (``header``)."""
+
+    added: int
+    held: tuple[tuple[str, str], ...]
+    removes: bool
+    header: str
+
+
+def _twin(seq: list[Seen], twins: dict[int, str], i: int, step: int) -> str | None:
+    """Where the twin of the added line ``seq[i]`` stands, looking one way (``step`` -1 or
+    1) with nothing between but upstream lines and added lines that say nothing or have a
+    twin (``twins``, by index); None when there is none."""
+    j = i + step
+    while 0 <= j < len(seq):
+        text, where = seq[j]
+        if where == "+":
+            if says_something(text) and j not in twins:
+                return None
+        elif text == seq[i][0]:
+            return where
+        j += step
+    return None
+
+
+def upstream_wrote(
+    old_patch: str,
+    new_patch: str,
+    old_strip: int = 1,
+    new_strip: int = 1,
+    trees: Trees | None = None,
+) -> Written:
+    """Which lines the kept patch ``new_patch`` adds that upstream wrote next to them between
+    the two releases.
+
+    An added line that says something (:func:`says_something`) and is part of what the
+    patch adds (:func:`supports`) counts when its twin, an
+    upstream line equal to it, stands at the hunk's place in the new release
+    (:func:`patched_place`, read with ``trees.new``) with nothing between them but upstream
+    lines and added lines that count too or say nothing, and when no place of
+    ``old_patch`` on the same file held it in the older release (:func:`place`, read with
+    ``trees.pin``): a line that was already there was added beside it on purpose, and a
+    twin beyond other lines the patch adds is another statement that happens to read the
+    same (a test ending like the test before it)."""
+    trees = trees or Trees()
+    before: dict[str, set[str]] = {}
+    for hunk in hunks(old_patch, old_strip):
+        before.setdefault(hunk.path, set()).update(place(hunk, trees.pin))
+    added, removes, header = 0, False, ""
+    held: list[Seen] = []
+    new_hunks = hunks(new_patch, new_strip)
+    only_imports = all(
+        _IMPORT.match(line[1:])
+        for hunk in new_hunks
+        for line in hunk.lines
+        if line[:1] == "+" and says_something(line[1:])
+    )
+    for hunk in new_hunks:
+        removes = removes or any(
+            line[:1] == "-" and says_something(line[1:]) for line in hunk.lines
+        )
+        seq = patched_place(hunk, trees.new)
+        old = before.get(hunk.path, set())
+        adds = [
+            i
+            for i, (text, where) in enumerate(seq)
+            if where == "+" and says_something(text) and supports(text, only_imports)
+        ]
+        added += len(adds)
+        twins: dict[int, str] = {}
+
+        eligible = [i for i in adds if seq[i][0] not in old]
+        for i in eligible:
+            found = _twin(seq, twins, i, -1)
+            if found is not None:
+                twins[i] = found
+        for i in reversed(eligible):
+            found = twins.get(i) or _twin(seq, twins, i, 1)
+            if found is not None:
+                twins[i] = found
+        held += [(seq[i][0], twins[i]) for i in sorted(twins)]
+        if twins:
+            header = header or hunk.header
+    return Written(added, tuple(held), removes, header)
+
+
+def _upstream_wrote_outcome(
+    kept: Outcome, name: str, other: str, old_text: str, new_text: str, label: str, trees: Trees
+) -> Outcome:
+    """``kept`` (a carried outcome of ``name``, kept as ``other``), or the outcome the kept
+    patch's place says when upstream wrote lines it adds (:func:`upstream_wrote`)."""
+    written = upstream_wrote(
+        old_text,
+        new_text,
+        trees.old_strips.get(name, 1),
+        trees.new_strips.get(other, 1),
+        trees,
+    )
+    if not written.held:
+        return kept
+    seen = "; ".join(f"{where} {line.strip()!r}" for line, where in written.held)
+    source = f"{label} debian/patches/{other} {written.header} holds what it adds: {seen}"
+    if len(written.held) == written.added and not written.removes:
+        why = "kept and refreshed, but upstream wrote every line it adds at its place: twice now"
+        return Outcome(UPSTREAMED, "", quote(source), why)
+    why = (
+        f"kept and refreshed; upstream wrote {len(written.held)} of the {written.added} lines "
+        "it adds at its place, the rest is still carried"
+        if len(written.held) < written.added
+        else "kept and refreshed; upstream wrote every line it adds at its place, but the "
+        "patch still removes lines upstream has"
+    )
+    return Outcome(PORT, "", quote(source), why)
+
+
 def _same_why(count: int, old: list[str], new: list[str]) -> str:
     """``kept with the same N changed lines``, saying when blank lines differed."""
     aside = "" if old == new else " (blank + or - lines aside)"
@@ -594,6 +858,7 @@ def outcome(
     new_label: str,
     old_names: frozenset[str] = frozenset(),
     pin: str = "",
+    trees: Trees | None = None,
 ) -> Outcome:
     """The outcome of one patch of the older series.
 
@@ -608,14 +873,24 @@ def outcome(
             that patch, so it is never taken as another patch's new name.
         pin: the older suite's upstream version (a release a changelog item names above
             it is a new one: :func:`announces_release`).
+        trees: the upstream trees, read around a kept patch's hunks (:func:`upstream_wrote`);
+            without them only the kept patch's context lines are read.
     """
     old_lines = changed_lines(old_text)
     count = len(old_lines)
+
+    def carried(other: str, source: str, why: str) -> Outcome:
+        kept = Outcome(CARRIED, "", source, why)
+        wrote = trees or Trees()
+        return _upstream_wrote_outcome(
+            kept, name, other, old_text, new_series[other], new_label, wrote
+        )
+
     if name in new_series:
         series_line = f"{new_label} debian/patches/series keeps {name}"
         new_lines = changed_lines(new_series[name])
         if same_lines(old_lines, new_lines):
-            return Outcome(CARRIED, "", series_line, _same_why(count, old_lines, new_lines))
+            return carried(name, series_line, _same_why(count, old_lines, new_lines))
         new_count = len(new_lines)
         why = f"kept with rewritten changed lines ({count} before, {new_count} after)"
         return Outcome(PORT, "", series_line, why)
@@ -625,13 +900,13 @@ def outcome(
             # one-line patch with a blank line aside could match an unrelated patch)
             if changed_lines(text) == old_lines:
                 source = f"{new_label} debian/patches/series has {other} with the same lines"
-                return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+                return carried(other, source, f"renamed to {other}, same changed lines")
     cves = {cve.upper() for cve in _CVE.findall(name)}
     for other, text in new_series.items():
         if cves and cves & {cve.upper() for cve in _CVE.findall(other)}:
             source = f"{new_label} debian/patches/series keeps the same CVE fix as {other}"
             if same_lines(old_lines, changed_lines(text)):
-                return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+                return carried(other, source, f"renamed to {other}, same changed lines")
             return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
     # the same change under another name: one newer patch, not the continuation of another
     # older one, whose header names it with the same subject and the same Origin (or Bug)
@@ -648,7 +923,7 @@ def outcome(
             "(the same DEP-3 subject and origin)"
         )
         if same_lines(old_lines, changed_lines(new_series[other])):
-            return Outcome(CARRIED, "", source, f"renamed to {other}, same changed lines")
+            return carried(other, source, f"renamed to {other}, same changed lines")
         return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
     # the narrow reading of the changelog first, then the header, then the wider reading:
     # where both speak, the plainer evidence is quoted

@@ -575,13 +575,22 @@ def mine_pair(
     known = candidates
     if names is not None:
         known = [name for name in candidates if canonical(name) in names]
-    _new_entries, new_texts = series_texts(new_debian)
+    new_entries, new_texts = series_texts(new_debian)
     changelog = new_debian / "changelog"
     log = debian_truth.parse_changelog(
         changelog.read_text(encoding="utf-8", errors="replace") if changelog.is_file() else ""
     )
     between = debian_truth.entries_between(log, old_version, new_version)
-    series = Series(entries, old_texts, new_texts, between, to, f"{new} {new_version}", pin)
+    series = Series(
+        entries,
+        old_texts,
+        new_texts,
+        between,
+        to,
+        f"{new} {new_version}",
+        pin,
+        {name: strip or 1 for name, strip in new_entries},
+    )
     judged: Judged | None = None
     why_not_sdist = NO_PROJECT if not known else ""
     if known:
@@ -645,8 +654,8 @@ class Series:
     """What an upgrade's truths are read from: the older series (``entries``, ``(name,
     -pN or None)``; ``old_texts``, each patch's text), the newer one's texts, the newer
     changelog's entries after the older Debian version, the new upstream version, the
-    label of the newer suite's version (``"trixie 2.0-1"``) and the older upstream version
-    (``pin``)."""
+    label of the newer suite's version (``"trixie 2.0-1"``), the older upstream version
+    (``pin``) and the newer series' strip levels by name (``new_strips``)."""
 
     entries: list[tuple[str, int | None]]
     old_texts: dict[str, str]
@@ -655,6 +664,7 @@ class Series:
     to: str
     label: str
     pin: str = ""
+    new_strips: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass
@@ -695,6 +705,13 @@ def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
             missing = {name: set() for name in missing}
             judged.notes[DIRECTORY_SET] += 1
     new_root = to_tree / judged.directory if judged.directory else to_tree
+    pin_root = pin_tree / judged.directory if judged.directory else pin_tree
+    trees = debian_truth.Trees(
+        file_reader(pin_root),
+        file_reader(new_root),
+        {name: strip or 1 for name, strip in entries},
+        series.new_strips,
+    )
     for name, _strip in entries:
         if not debian_truth.changed_lines(old_texts[name]):
             judged.left_out[NOT_A_DIFF] += 1
@@ -711,6 +728,7 @@ def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
             series.label,
             frozenset(old_texts),
             series.pin,
+            trees,
         )
         if result.truth is None:
             judged.left_out[result.reason] += 1
@@ -730,6 +748,21 @@ def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
             f"source = {toml_string(result.source)}",
         ]
     return judged
+
+
+def file_reader(root: Path) -> debian_truth.FileReader:
+    """Reads a file of the tree ``root`` by its relative path: its lines (undecodable bytes
+    replaced), or None when the tree has no such file or the path leaves the tree."""
+
+    def read(path: str) -> list[str] | None:
+        if ".." in path.split("/"):
+            return None
+        file = root / path
+        if not file.is_file():
+            return None
+        return file.read_text(encoding="utf-8", errors="replace").splitlines()
+
+    return read
 
 
 def orig_trees(

@@ -616,3 +616,251 @@ def test_the_header_is_quoted_before_the_wider_reading() -> None:
             "dropped; the changelog says upstream has it",
         )
     )
+
+
+OLD_ADDS = """\
+Description: list the plugins the entry points need
+Forwarded: no
+---
+--- a/etc/foo/plugins.conf
++++ b/etc/foo/plugins.conf
+@@ -3,6 +3,8 @@ [plugins]
+ load = foo.core
+ load = foo.cache
+ load = foo.auth
++load = foo.metrics
++load = foo.tracing
+ load = foo.storage
+ load = foo.web
+ load = foo.cli
+"""
+
+
+def _refreshed(context_before: list[str], context_after: list[str]) -> str:
+    """The patch of :data:`OLD_ADDS`, refreshed against a release whose file holds the given
+    lines before and after the two added ones (its offsets moved by one line)."""
+    body = "".join(f" {line}\n" for line in context_before)
+    body += "+load = foo.metrics\n+load = foo.tracing\n"
+    body += "".join(f" {line}\n" for line in context_after)
+    header = f"@@ -4,{len(context_before) + len(context_after)} +4,"
+    header += f"{len(context_before) + len(context_after) + 2} @@ [plugins]\n"
+    return OLD_ADDS.split("@@")[0] + header + body
+
+
+AFTER = ["load = foo.storage", "load = foo.web", "load = foo.cli"]
+
+
+@pytest.mark.parametrize(
+    ("before", "expected"),
+    [
+        pytest.param(
+            ["load = foo.cache", "load = foo.auth", "load = foo.metrics"],
+            truth.Outcome(
+                "port",
+                "",
+                "trixie 2.1.0-1 debian/patches/plugins.patch @@ -4,6 +4,8 @@ [plugins] holds "
+                "what it adds: context 'load = foo.metrics'",
+                "kept and refreshed; upstream wrote 1 of the 2 lines it adds at its place, "
+                "the rest is still carried",
+            ),
+            id="one-of-two",
+        ),
+        pytest.param(
+            ["load = foo.metrics", "load = foo.auth", "load = foo.tracing"],
+            truth.Outcome(
+                "upstreamed",
+                "",
+                "trixie 2.1.0-1 debian/patches/plugins.patch @@ -4,6 +4,8 @@ [plugins] holds "
+                "what it adds: context 'load = foo.metrics'; context 'load = foo.tracing'",
+                "kept and refreshed, but upstream wrote every line it adds at its place: twice now",
+            ),
+            id="both",
+        ),
+        pytest.param(
+            # the twin stands beyond a line the patch adds that upstream lacks: another
+            # statement that reads the same, not upstream's copy of this one
+            ["load = foo.cache", "load = foo.auth", "load = foo.tracing"],
+            truth.Outcome(
+                "carried",
+                "",
+                "trixie 2.1.0-1 debian/patches/series keeps plugins.patch",
+                "kept with the same 2 changed lines",
+            ),
+            id="beyond-an-added-line",
+        ),
+        pytest.param(
+            ["load = foo.cache", "load = foo.auth", "load = foo.extra"],
+            truth.Outcome(
+                "carried",
+                "",
+                "trixie 2.1.0-1 debian/patches/series keeps plugins.patch",
+                "kept with the same 2 changed lines",
+            ),
+            id="none",
+        ),
+    ],
+)
+def test_a_kept_patch_whose_context_holds_what_it_adds(before: list[str], expected: object) -> None:
+    """A patch kept with the same lines whose refreshed context holds lines it adds: upstream
+    wrote them, and the refreshed patch adds them a second time."""
+    series = {"plugins.patch": _refreshed(before, AFTER)}
+    assert truth.outcome("plugins.patch", OLD_ADDS, series, [], "2.1.0", "trixie 2.1.0-1") == (
+        expected
+    )
+
+
+def test_a_line_already_there_at_the_older_release_is_not_upstream_work() -> None:
+    """A line the older patch's place held too was added beside it on purpose."""
+    old = OLD_ADDS.replace(" load = foo.auth\n", " load = foo.tracing\n")
+    new = _refreshed(["load = foo.cache", "load = foo.tracing", "load = foo.auth"], AFTER)
+    written = truth.upstream_wrote(old, new)
+    assert written == truth.Written(2, (), False, "")
+    assert truth.outcome(
+        "plugins.patch", old, {"plugins.patch": new}, [], "2", "sid 2-1"
+    ).truth == ("carried")
+
+
+C_OLD = """\
+--- a/src/bindings/fields.cpp
++++ b/src/bindings/fields.cpp
+@@ -9,6 +9,9 @@
+ #include <lib/extension/Plugin.h>
+ #include <lib/extension/Registry.h>
+ 
++#ifdef USE_GROUPS
++#include <lib/packages/groups/Group.h>
++#endif
+ 
+ #ifdef USE_OCTAVE
+ // not in octave
+"""
+C_NEW = """\
+--- a/src/bindings/fields.cpp
++++ b/src/bindings/fields.cpp
+@@ -12,6 +12,9 @@
+ #include <lib/packages/groups/Group.h>
+ #endif // USE_GROUPS
+ 
++#ifdef USE_GROUPS
++#include <lib/packages/groups/Group.h>
++#endif
+ 
+ 
+ #ifdef USE_OCTAVE
+"""
+
+
+def _tree(root: Path, lines: list[str]) -> truth.FileReader:
+    path = root / "src" / "bindings" / "fields.cpp"
+    path.parent.mkdir(parents=True)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+    def read(name: str) -> list[str] | None:
+        file = root / name
+        return file.read_text(encoding="utf-8").splitlines() if file.is_file() else None
+
+    return read
+
+
+def test_the_new_file_around_the_hunk_holds_what_it_adds(tmp_path: Path) -> None:
+    """A line upstream wrote just before the kept hunk's context is read from the new file;
+    a line of one word (``#endif``) says nothing, so it does not count."""
+    head = [f"// line {n}" for n in range(1, 8)]
+    includes = ["#include <lib/extension/Plugin.h>", "#include <lib/extension/Registry.h>"]
+    octave = ["#ifdef USE_OCTAVE", "// not in octave"]
+    pin = _tree(tmp_path / "pin", [*head, "", *includes, "", "", *octave])
+    group = ["#ifdef USE_GROUPS", "#include <lib/packages/groups/Group.h>", "#endif // USE_GROUPS"]
+    new = _tree(tmp_path / "new", [*head, "", *includes, *group, "", "", "", *octave])
+    trees = truth.Trees(pin, new)
+    assert truth.upstream_wrote(C_OLD, C_NEW, trees=trees) == truth.Written(
+        2,
+        (
+            ("#ifdef USE_GROUPS", "src/bindings/fields.cpp line 11"),
+            ("#include <lib/packages/groups/Group.h>", "context"),
+        ),
+        False,
+        "@@ -12,6 +12,9 @@",
+    )
+    kept = truth.outcome(
+        "fields.patch", C_OLD, {"fields.patch": C_NEW}, [], "5", "sid 5-1", trees=trees
+    )
+    assert kept.truth == "upstreamed"
+    # without the trees only the context is read: the `#ifdef` has no twin there, and the
+    # `#include`'s twin stands beyond it
+    alone = truth.outcome("fields.patch", C_OLD, {"fields.patch": C_NEW}, [], "5", "sid 5-1")
+    assert alone.truth == "carried"
+    # a file an earlier patch of the series changed does not stand at the hunk's numbers:
+    # its lines around the hunk are not read
+    shifted = _tree(tmp_path / "shifted", ["// added by an earlier patch", *head, "", *includes])
+    assert truth.around(truth.hunks(C_NEW)[0], shifted) == ([], [])
+
+
+def test_a_moved_line_or_a_removal_is_not_upstreamed(tmp_path: Path) -> None:
+    """A line the hunk removes is not what upstream holds at its place, and a patch that
+    still removes a line is partly carried even when upstream wrote all it adds."""
+    moves = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n-import os.path\n import sys\n+import os.path\n"
+    )
+    assert truth.upstream_wrote(moves, moves).held == ()
+    root = tmp_path / "t"
+    root.mkdir()
+    (root / "m.py").write_text("import os.path\nimport sys\nx = 1\n", encoding="utf-8")
+
+    def read(name: str) -> list[str] | None:
+        return (root / name).read_text(encoding="utf-8").splitlines()
+
+    assert truth.upstream_wrote(moves, moves, trees=truth.Trees(None, read)).held == ()
+    replaces = (
+        "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,3 @@\n import sys\n-x = 1\n+x = 2 + y\n x = 2 + y\n"
+    )
+    old = replaces.replace(" x = 2 + y\n", " pass\n")
+    out = truth.outcome("m.patch", old, {"m.patch": replaces}, [], "2", "sid 2-1")
+    assert (out.truth, out.why) == (
+        "port",
+        "kept and refreshed; upstream wrote every line it adds at its place, but the patch "
+        "still removes lines upstream has",
+    )
+
+
+IMPORT_OLD = """\
+--- a/tests/test_keygen.py
++++ b/tests/test_keygen.py
+@@ -10,6 +10,8 @@
+ import getpass
+ import sys
+ 
++import os
++os.environ["TERM"] = "dumb"
+ from keygen import main
+ 
+ 
+"""
+IMPORT_NEW = """\
+--- a/tests/test_keygen.py
++++ b/tests/test_keygen.py
+@@ -10,6 +10,8 @@
+ import getpass
+ import os
+ 
++import os
++os.environ["TERM"] = "dumb"
+ from keygen import main
+ 
+ 
+"""
+
+
+def test_an_import_beside_added_code_is_not_upstream_work() -> None:
+    """Upstream importing the module the patch imports, for code of its own, says nothing
+    of the fix the patch adds beside the import; a patch that adds only the import is the
+    import, and upstream writing it is upstream having it."""
+    series = {"keygen.patch": IMPORT_NEW}
+    kept = truth.outcome("keygen.patch", IMPORT_OLD, series, [], "24", "trixie 24-1")
+    assert (kept.truth, kept.why) == ("carried", "kept with the same 2 changed lines")
+    only_old = IMPORT_OLD.replace('+os.environ["TERM"] = "dumb"\n', "").replace("+8 @@", "+7 @@")
+    only_new = IMPORT_NEW.replace('+os.environ["TERM"] = "dumb"\n', "").replace("+8 @@", "+7 @@")
+    alone = truth.outcome("k.patch", only_old, {"k.patch": only_new}, [], "24", "trixie 24-1")
+    assert (alone.truth, alone.why) == (
+        "upstreamed",
+        "kept and refreshed, but upstream wrote every line it adds at its place: twice now",
+    )
