@@ -30,6 +30,7 @@ from patchkeeper.series.substantive_lines import (
     is_import,
     substantive,
     substantive_lines,
+    telling,
     tokens,
 )
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -68,7 +69,7 @@ class HunkVerdict:
         moved_to: another file of the new tree that holds the hunk's context (the code moved
             there while the old file stayed), or ``None``.
         moved_line: the 1-based line there where the context starts, when it applies there.
-        moved_found: how many of the hunk's substantive context/removed lines ``moved_to``
+        moved_found: how many of the hunk's telling context/removed lines ``moved_to``
             holds, of ``moved_total``.
         moved_total: how many there are.
         patch_line: the 1-based line of its ``@@`` header in the patch file
@@ -737,13 +738,21 @@ def _moved_hunk(
 ) -> HunkVerdict:
     """A hunk that fails in its file (``own``: that file's lines in the new release): look
     for its context/removed lines in the rest of the new tree (the code moved while the old
-    file stayed); name the place, and judge the hunk there. A removal-only hunk whose removed
-    lines are all still in its own file did not move: it is not looked for elsewhere
-    (:func:`_removal_still_in_place`)."""
+    file stayed); name the place, and judge the hunk there. The place is found by the lines
+    that tell one file from another (:func:`patchkeeper.series.substantive_lines.telling`):
+    two modules of one package share their imports, which says nothing about where the code
+    went. A hunk with fewer than :data:`MIN_MOVED_LINES` such lines (a block of imports) is
+    found by all its substantive lines, and only where it applies or is there whole. A
+    removal-only hunk whose removed lines are all still in its own file did not move: it is
+    not looked for elsewhere (:func:`_removal_still_in_place`)."""
     if _removal_still_in_place(own, hunk):
         return status
-    needles = [line for line in hunk.pre_image if substantive(line) is not None]
+    needles = [line for line in hunk.pre_image if telling(line)]
     distinct = list(dict.fromkeys(line.strip() for line in needles))
+    whole_only = len(distinct) < MIN_MOVED_LINES
+    if whole_only:
+        needles = [line for line in hunk.pre_image if substantive(line) is not None]
+        distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
         return status
     best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))
@@ -759,6 +768,8 @@ def _moved_hunk(
         pin_state = pin.state(path) if pin is not None else None
         pin_lines += pin_state.lines if pin_state is not None else ()
     there = _hunk_status(state.lines, status.path, hunk, pin_lines or None)
+    if whole_only and there.status == FAILS:
+        return status
     moved = replace(status, moved_to=other, moved_found=count, moved_total=len(distinct))
     if there.status == PRESENT:
         how = f"{there.how} in {other}"

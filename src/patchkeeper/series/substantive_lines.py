@@ -190,6 +190,23 @@ def is_import(line: bytes) -> bool:
     return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
 
 
+_LETTER = re.compile(rb"[A-Za-z]")
+
+
+def telling(line: bytes) -> bool:
+    """Whether a line tells one file from another: substantive (:func:`substantive`), not an
+    import (many modules of one package import the same names) and with at least one letter
+    (not a run of brackets such as ``]))``). Blank lines and comments are not substantive.
+
+    >>> telling(b"from pkg.jwa import JWA\\n"), telling(b"    ]))\\n")
+    (False, False)
+    >>> telling(b"    max_compressed_size = 256 * 1024\\n")
+    True
+    """
+    text = substantive(line)
+    return text is not None and not is_import(text) and _LETTER.search(text) is not None
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""
