@@ -207,6 +207,29 @@ def telling(line: bytes) -> bool:
     return text is not None and not is_import(text) and _LETTER.search(text) is not None
 
 
+def telling_lines(lines: Iterable[bytes]) -> list[bytes]:
+    """The lines of ``lines`` that tell one file from another (:func:`telling`), as they
+    are, in order; the names of an import written over several lines (``from x import (``
+    up to its ``)``) are imports too.
+
+    >>> telling_lines([b"from pkg import (\\n", b"    server,\\n", b")\\n", b"run(server)\\n"])
+    [b'run(server)\\n']
+    """
+    out = []
+    in_import = False
+    for line in lines:
+        text = normalize(line)
+        if in_import:
+            in_import = b")" not in text
+            continue
+        if is_import(line) and text.endswith(b"("):
+            in_import = True
+            continue
+        if telling(line):
+            out.append(line)
+    return out
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""
