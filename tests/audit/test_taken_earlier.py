@@ -1,8 +1,10 @@
 """The upgrade horizon remembers a patch upstream took: a backport *upstreamed* at one
 release whose lines a later release rewrote again is *upstreamed* there too, with both pieces
 of evidence, never a conflict (the shape of vLLM 0.28.0's unconditional ``wait_stream`` in
-``kv_offload/cpu/gpu_worker.py``, whose comment 0.29.0 rewrote). A patch of our own that
-conflicts stays a conflict, and a patch that applies again (upstream reverted) carries."""
+``kv_offload/cpu/gpu_worker.py``, whose comment 0.29.0 rewrote; here the stream it waits
+on is renamed too, so that the later release alone does not show the backport). A patch of
+our own that conflicts stays a conflict, and a patch that applies again (upstream reverted)
+carries."""
 
 from __future__ import annotations
 
@@ -43,7 +45,7 @@ NEW = (
     HEAD
     + """        # Stores must wait for the model to finish writing the KV they read;
         # loads must wait for pending zeroing of a reallocated block.
-        stream.wait_stream(current_stream())
+        stream.wait_stream(compute_stream())
 """
     + TAIL.replace("self.retries = 3", "self.retries = 5")
 )
@@ -100,8 +102,8 @@ def test_backport_rewritten_after_upstream_took_it_stays_upstreamed(tmp_path: Pa
     ]
     assert new.verdicts[0].summary == (
         "upstream took it in 1.1 and has rewritten its lines since: pkg/worker.py #1 fails at "
-        "fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines match); 1 of 1 substantive added "
-        "lines already upstream (strongest: pkg/worker.py 1/1); to do: retire (upstream has it)"
+        "fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines match); 0 of 1 substantive added "
+        "lines already upstream (strongest: pkg/worker.py 0/1); to do: retire (upstream has it)"
     )
 
 

@@ -14,6 +14,7 @@ fragment it creates was consumed into the changelog, or the file it deletes is g
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -26,10 +27,12 @@ from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
 from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
+    FileIndex,
     file_index,
     is_import,
     substantive,
     substantive_lines,
+    telling_lines,
     tokens,
 )
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -68,7 +71,7 @@ class HunkVerdict:
         moved_to: another file of the new tree that holds the hunk's context (the code moved
             there while the old file stayed), or ``None``.
         moved_line: the 1-based line there where the context starts, when it applies there.
-        moved_found: how many of the hunk's substantive context/removed lines ``moved_to``
+        moved_found: how many of the hunk's telling context/removed lines ``moved_to``
             holds, of ``moved_total``.
         moved_total: how many there are.
         patch_line: the 1-based line of its ``@@`` header in the patch file
@@ -159,6 +162,7 @@ def _presence(
     kind: str,
     pin: Sequence[bytes] | None,
     language: str = "",
+    elsewhere: bool = False,
 ) -> tuple[int | None, str] | None:
     """Where the hunk's intent is in ``lines`` although it does not reverse-apply, and how:
     ``(line or None, how)``, else ``None``.
@@ -168,7 +172,9 @@ def _presence(
       moves at least as far (:func:`bounds_met`);
     - added lines: all of them in order, close together (reformatting allowed), and not
       already so at the pin (a line the pin has proves nothing); for a configuration file
-      the whole post-image must be there, line after line;
+      the whole post-image must be there, line after line; added lines the pin had, in
+      the hunk's own file (not ``elsewhere``), with the block the hunk takes them out of
+      gone from around them (:func:`_taken_out_around`);
     - only removed lines: they are gone *and* the lines around them are together, as the
       post-image has them (a removed line that upstream rewrote is not a removal).
     """
@@ -195,7 +201,7 @@ def _presence(
         post = substantive_lines(hunk.post_image, language)
         positions = index.find_in_order(post, _span(hunk))
         if positions is None or _in_order(pin, post, _span(hunk)):
-            return None
+            return None if elsewhere else _taken_out_around(lines, hunk, added, language)
         return positions[0] + 1, "post-image found"
     removed = removed_lines(hunk, language)
     if not removed or any(index.has(line) for line in removed):
@@ -209,6 +215,89 @@ def _presence(
     if first is None:
         return _named_gone(lines, hunk, removed, pin, kind) if kind != CONFIG else None
     return first, "removed lines gone, the lines around them together"
+
+
+def added_lines_there(lines: Sequence[bytes], diff: FileDiff) -> bool:
+    """Whether ``lines`` (a file of the new release) have every substantive line ``diff``
+    adds, each hunk's in order and close together, and ``diff`` adds at least one: its
+    additions are there, whether or not its removals are."""
+    index = file_index(lines)
+    language = language_of(diff.path)
+    wanted = [(_changed_added(hunk, language), _span(hunk)) for hunk in diff.hunks]
+    if not any(added for added, _ in wanted):
+        return False
+    return all(not added or index.find_in_order(added, span) for added, span in wanted)
+
+
+#: How :func:`_taken_out_around` finds a hunk present.
+TAKEN_OUT_AROUND = "added lines found, the removed lines gone from around them"
+
+
+def _neighbour(lines: Sequence[bytes], start: int, step: int, language: str) -> bytes | None:
+    """The first substantive line of ``lines`` from index ``start`` on, going by ``step``
+    (1 or -1), normalized; ``None`` past either end."""
+    while 0 <= start < len(lines):
+        text = substantive(lines[start], language)
+        if text is not None:
+            return text
+        start += step
+    return None
+
+
+#: A name in code: an identifier token.
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _dropped_names(
+    lines: Sequence[bytes], removed: list[bytes], added: list[bytes], index: FileIndex
+) -> bool:
+    """Whether one of the ``removed`` lines is gone from the file (``lines``, indexed as
+    ``index``) with what it names: the names it has that no ``added`` line has
+    (``cgi`` of ``from cgi import escape``), at least one, are nowhere in the file. A line
+    only reformatted (split over two lines, ``cts-exec-helper`` moved below a ``\\``) is
+    not gone."""
+    kept = {token for line in added for token in tokens(line)}
+    present: set[bytes] | None = None
+    for line in removed:
+        if index.has(line):
+            continue
+        names = {t for t in tokens(line) if t not in kept and _IDENTIFIER.fullmatch(t)}
+        if not names:
+            continue
+        if present is None:
+            present = {token for text in lines for token in tokens(text)}
+        if not names & present:
+            return True
+    return False
+
+
+def _taken_out_around(
+    lines: Sequence[bytes], hunk: Hunk, added: list[bytes], language: str = ""
+) -> tuple[int | None, str] | None:
+    """For a hunk whose added lines the old pin already had (it takes a line out of the
+    block around it: an import out of its ``try:``/``except ImportError:`` fallback): the
+    hunk is there when its added lines are in the file in order, at least one removed line
+    is gone with the names it has of its own (:func:`_dropped_names`: what the patch drops,
+    the fallback itself), and the removed lines the file still has elsewhere
+    (``except ImportError:``) are neither where the added lines were found nor right around
+    them (the nearest substantive line before the first and after the last). Else ``None``:
+    with the block still around the lines, or nothing of it gone, the file does not show
+    the change."""
+    removed = [line for line in removed_lines(hunk, language) if line not in added]
+    index = file_index(lines)
+    if not removed or not _dropped_names(lines, removed, added, index):
+        return None
+    positions = index.find_in_order(added, _span(hunk))
+    if positions is None:
+        return None
+    around = {
+        _neighbour(lines, positions[0] - 1, -1, language),
+        _neighbour(lines, positions[-1] + 1, 1, language),
+        *(substantive(lines[at], language) for at in positions),
+    }
+    if around & set(removed):
+        return None
+    return positions[0] + 1, TAKEN_OUT_AROUND
 
 
 #: A word of a removed line names what the line is about when it has at least this many
@@ -540,11 +629,16 @@ def post_image_proves(lines: Sequence[bytes], hunk: Hunk, pin: Sequence[bytes] |
 
 
 def _hunk_status(
-    lines: Sequence[bytes], path: str, hunk: Hunk, pin: Sequence[bytes] | None
+    lines: Sequence[bytes],
+    path: str,
+    hunk: Hunk,
+    pin: Sequence[bytes] | None,
+    elsewhere: bool = False,
 ) -> HunkVerdict:
-    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin).
-    A hunk that applies only to add imports the file already has elsewhere is *present*
-    (:func:`imports_already_there`)."""
+    """Judge one hunk on its own against a file's lines (``pin``: the file at the old pin;
+    ``elsewhere``: ``lines`` are another file than the hunk's, which may never have had the
+    lines it removes). A hunk that applies only to add imports the file already has
+    elsewhere is *present* (:func:`imports_already_there`)."""
     where = locate(lines, hunk)
     if where is not None:
         there = imports_already_there(lines, path, hunk, where, pin)
@@ -574,7 +668,9 @@ def _hunk_status(
                 how="reverse-applies",
                 patch_line=hunk.line_no,
             )
-    found = _presence(lines, hunk, kind_of(path), pin, language_of(path)) if lines else None
+    found = (
+        _presence(lines, hunk, kind_of(path), pin, language_of(path), elsewhere) if lines else None
+    )
     if found is not None:
         return HunkVerdict(
             path, hunk.index, hunk.header, PRESENT, found[0], how=found[1], patch_line=hunk.line_no
@@ -737,13 +833,21 @@ def _moved_hunk(
 ) -> HunkVerdict:
     """A hunk that fails in its file (``own``: that file's lines in the new release): look
     for its context/removed lines in the rest of the new tree (the code moved while the old
-    file stayed); name the place, and judge the hunk there. A removal-only hunk whose removed
-    lines are all still in its own file did not move: it is not looked for elsewhere
-    (:func:`_removal_still_in_place`)."""
+    file stayed); name the place, and judge the hunk there. The place is found by the lines
+    that tell one file from another (:func:`patchkeeper.series.substantive_lines.telling_lines`):
+    two modules of one package share their imports, which says nothing about where the code
+    went. A hunk with fewer than :data:`MIN_MOVED_LINES` such lines (a block of imports) is
+    found by all its substantive lines, and only where it applies or is there whole. A
+    removal-only hunk whose removed lines are all still in its own file did not move: it is
+    not looked for elsewhere (:func:`_removal_still_in_place`)."""
     if _removal_still_in_place(own, hunk):
         return status
-    needles = [line for line in hunk.pre_image if substantive(line) is not None]
+    needles = telling_lines(hunk.pre_image)
     distinct = list(dict.fromkeys(line.strip() for line in needles))
+    whole_only = len(distinct) < MIN_MOVED_LINES
+    if whole_only:
+        needles = [line for line in hunk.pre_image if substantive(line) is not None]
+        distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
         return status
     best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))
@@ -758,7 +862,9 @@ def _moved_hunk(
     for path in (status.path, other):
         pin_state = pin.state(path) if pin is not None else None
         pin_lines += pin_state.lines if pin_state is not None else ()
-    there = _hunk_status(state.lines, status.path, hunk, pin_lines or None)
+    there = _hunk_status(state.lines, status.path, hunk, pin_lines or None, elsewhere=True)
+    if whole_only and there.status == FAILS:
+        return status
     moved = replace(status, moved_to=other, moved_found=count, moved_total=len(distinct))
     if there.status == PRESENT:
         how = f"{there.how} in {other}"

@@ -57,6 +57,7 @@ from patchkeeper.audit.hunk_verdicts import (
     REWRITTEN_MIN_LENGTH,
     HunkVerdict,
     added_imports,
+    added_lines_there,
     creates_file,
     file_lines,
     hunk_statuses,
@@ -205,8 +206,9 @@ class PatchVerdict:
             its failing hunks insert (:func:`gone_around`, unless the hunks land elsewhere
             with their lines unchanged), or reworded at their place the words a wording fix
             changes (:func:`_reworded_at_place`), or, for a tests-only patch that skips
-            tests, changed those tests (:func:`_skipped_changed`), which makes the action
-            *look*; ``""`` otherwise.
+            tests, changed those tests (:func:`_skipped_changed`), or for a *target gone*
+            patch, that the files its content moved to have every line it adds
+            (:func:`_added_where_moved`), which makes the action *look*; ``""`` otherwise.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -570,6 +572,7 @@ def _judge_gone(
         return rejudged
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     kind = primary_kind([d.path for d in patch.files])
+    partial = ""
     if all(m.likely for m in moved):
         targets = {m.path: m.likely for m in moved if m.likely}
         statuses = hunk_statuses(ws, patch, targets, pin=ctx.pin)
@@ -577,6 +580,7 @@ def _judge_gone(
         if present:
             where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
             return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
+        partial = _added_where_moved(ws, patch, targets, kind)
     first = unplaced(moved, kind) or moved[0]
     where = (
         f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
@@ -594,11 +598,31 @@ def _judge_gone(
     return PatchVerdict(
         patch.name,
         TARGET_GONE,
-        f"{first.path} no longer exists{where}",
+        f"{first.path} no longer exists{where}" + (f"; {partial}" if partial else ""),
         moved=moved,
         shares=shares,
         kind=kind,
+        rewritten=partial,
     )
+
+
+def _added_where_moved(ws: Workspace, patch: Patch, targets: dict[str, str], kind: str) -> str:
+    """For a patch whose deciding files (:func:`decides`) all moved (``targets``: old path ->
+    new path) and are not upstream there: the evidence that the new places already have
+    every line it adds (:func:`patchkeeper.audit.hunk_verdicts.added_lines_there`) while what
+    it removes is not shown gone, which makes the action *look* (the fix may be there,
+    written around differently; porting it would add the lines twice); ``""`` otherwise."""
+    deciding = [d for d in patch.files if decides(d.path, kind)]
+    if not deciding:
+        return ""
+    places = []
+    for diff in deciding:
+        new = targets.get(diff.old_path or "")
+        if new is None or not added_lines_there(file_lines(ws, new) or (), diff):
+            return ""
+        places.append(new)
+    where = ", ".join(dict.fromkeys(places))
+    return f"{where} already has every line it adds, but what it removes is not shown gone there"
 
 
 def unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
@@ -1718,6 +1742,9 @@ REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 #: The reason to look at a code patch whose changed lines upstream rewrote at their place.
 REWRITTEN_REASON = "upstream changed the same lines; decide whether its change has the fix"
 
+#: The reason to look at a *target gone* patch whose new place has every line it adds.
+MOVED_ADDED_REASON = "its new place has what it adds; decide whether the fix is there"
+
 
 #: The reason to look at a patch that changes a file neither the pin nor the new release has.
 NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
@@ -1779,6 +1806,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str]:
             return LOOK, NOT_AT_PIN_REASON
         if verdict.applied_upstream:
             return LOOK, HEADER_SAYS_UPSTREAM
+        if verdict.rewritten:
+            return LOOK, MOVED_ADDED_REASON
         if verdict.moved and unplaced(verdict.moved, verdict.kind) is None:
             if all(m.reason == DIRECTORY_MOVED for m in verdict.moved):
                 return PORT, "into the directory its files moved to"

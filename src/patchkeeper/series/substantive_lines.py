@@ -190,6 +190,46 @@ def is_import(line: bytes) -> bool:
     return text.startswith(b"import ") or (text.startswith(b"from ") and b" import " in text)
 
 
+_LETTER = re.compile(rb"[A-Za-z]")
+
+
+def telling(line: bytes) -> bool:
+    """Whether a line tells one file from another: substantive (:func:`substantive`), not an
+    import (many modules of one package import the same names) and with at least one letter
+    (not a run of brackets such as ``]))``). Blank lines and comments are not substantive.
+
+    >>> telling(b"from pkg.jwa import JWA\\n"), telling(b"    ]))\\n")
+    (False, False)
+    >>> telling(b"    max_compressed_size = 256 * 1024\\n")
+    True
+    """
+    text = substantive(line)
+    return text is not None and not is_import(text) and _LETTER.search(text) is not None
+
+
+def telling_lines(lines: Iterable[bytes]) -> list[bytes]:
+    """The lines of ``lines`` that tell one file from another (:func:`telling`), as they
+    are, in order; the names of an import written over several lines (``from x import (``
+    up to its ``)``) are imports too.
+
+    >>> telling_lines([b"from pkg import (\\n", b"    server,\\n", b")\\n", b"run(server)\\n"])
+    [b'run(server)\\n']
+    """
+    out = []
+    in_import = False
+    for line in lines:
+        text = normalize(line)
+        if in_import:
+            in_import = b")" not in text
+            continue
+        if is_import(line) and text.endswith(b"("):
+            in_import = True
+            continue
+        if telling(line):
+            out.append(line)
+    return out
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""
