@@ -1113,6 +1113,24 @@ def _rewritten_at_place(
     )
 
 
+def _only_failing(
+    patch: Patch, statuses: Sequence[HunkVerdict]
+) -> list[tuple[HunkVerdict, FileDiff, Hunk]] | None:
+    """Each failing hunk's status with its file diff and hunk of ``patch``, in order, when
+    some hunk of ``statuses`` fails and none applies; ``None`` otherwise, or when a status
+    names a hunk the patch does not have."""
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    failing = [s for s in statuses if s.status == FAILS]
+    if not failing or any(s.status == APPLIES for s in statuses):
+        return None
+    found = []
+    for status in failing:
+        if (status.path, status.patch_line) not in hunks:
+            return None
+        found.append((status, *hunks[(status.path, status.patch_line)]))
+    return found
+
+
 def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict]) -> str | None:
     """The evidence that upstream fixed the patch's wording its own way: no hunk applies,
     and every failing hunk removes lines none of which its file still has (whole lines,
@@ -1120,15 +1138,12 @@ def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict])
     its place over the very words the patch changes, in prose
     (:func:`patchkeeper.audit.reworded.reworded`); else ``None``. Which wording has the fix
     is a person's call (*look*)."""
-    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
-    failing = [s for s in statuses if s.status == FAILS]
-    if not failing or any(s.status == APPLIES for s in statuses):
+    each = _only_failing(patch, statuses)
+    if each is None:
         return None
+    failing = [status for status, _diff, _hunk in each]
     first = None
-    for status in failing:
-        if (status.path, status.patch_line) not in hunks:
-            return None
-        diff, hunk = hunks[(status.path, status.patch_line)]
+    for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
         # prose: a comment line is no substantive line, and is compared whole
         removed = [line.text.strip() for line in hunk.lines if line.kind == REMOVED]
@@ -1195,17 +1210,12 @@ def _skipped_changed(
     that may now pass, nor a retire of a skip they may still need. While some of its skips
     still land, tests it skips are as they were and the patch is still needed: the skips
     of the changed tests are ported (dropped or moved) with it."""
-    if kind != TESTS:
+    each = _only_failing(patch, statuses) if kind == TESTS else None
+    if each is None:
         return None
-    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
-    failing = [s for s in statuses if s.status == FAILS]
-    if not failing or any(s.status == APPLIES for s in statuses):
-        return None
+    failing = [status for status, _diff, _hunk in each]
     first = None
-    for status in failing:
-        if (status.path, status.patch_line) not in hunks:
-            return None
-        diff, hunk = hunks[(status.path, status.patch_line)]
+    for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
         if state is None or not _skips_only(diff, hunk):
             return None
@@ -1257,16 +1267,12 @@ def gone_around(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: 
     tell which, so a person decides (*look*) rather than port the lines into code that
     no longer exists. Code that moved to another file, where the hunks land unchanged, was
     not taken out: the series checks that first (*refresh*)."""
-    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
-    deciding = [s for s in statuses if decides(s.path, kind)]
-    failing = [s for s in deciding if s.status == FAILS]
-    if not failing or any(s.status == APPLIES for s in deciding):
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
         return None
+    failing = [status for status, _diff, _hunk in each]
     gone: list[tuple[bytes, bytes]] = []
-    for status in failing:
-        if (status.path, status.patch_line) not in hunks:
-            return None
-        diff, hunk = hunks[(status.path, status.patch_line)]
+    for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
         around = _neighbours(hunk, language_of(diff.path))
         if state is None or around is None:
