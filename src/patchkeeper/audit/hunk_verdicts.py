@@ -15,7 +15,7 @@ fragment it creates was consumed into the changelog, or the file it deletes is g
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
@@ -369,28 +369,35 @@ def _place_of_run(lines: Sequence[bytes], hunk: Hunk, start: int, end: int) -> S
     return ()
 
 
+def _removed_and_place(lines: Sequence[bytes], hunk: Hunk) -> Iterator[tuple[bytes, list[bytes]]]:
+    """Each removed line of ``hunk`` of at least :data:`REWRITTEN_MIN_LENGTH` characters,
+    stripped, with the lines of such length at its place in the file's ``lines``
+    (:func:`_place_of_run`), stripped, in the hunk's order."""
+    for start, end in _runs(hunk):
+        place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
+        place = [line for line in place if len(line) >= REWRITTEN_MIN_LENGTH]
+        for line in hunk.lines[start:end]:
+            text = line.text.strip()
+            if len(text) >= REWRITTEN_MIN_LENGTH:
+                yield text, place
+
+
 def rewritten_at_place(lines: Sequence[bytes], hunk: Hunk) -> tuple[bytes, bytes] | None:
     """The first removed line of ``hunk`` that the file's ``lines`` still have rewritten at
     its place (:func:`_place_of_run`), with that rewritten line, both stripped: a line of at
     least :data:`REWRITTEN_MIN_LENGTH` characters whose ratio to it is at least
     :data:`REWRITTEN_RATIO`; ``None`` when there is none."""
     matcher = SequenceMatcher(None, b"", b"", autojunk=False)
-    for start, end in _runs(hunk):
-        place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
-        place = [line for line in place if len(line) >= REWRITTEN_MIN_LENGTH]
-        for line in hunk.lines[start:end]:
-            text = line.text.strip()
-            if len(text) < REWRITTEN_MIN_LENGTH:
-                continue
-            matcher.set_seq2(text)
-            for candidate in place:
-                matcher.set_seq1(candidate)
-                if (
-                    matcher.real_quick_ratio() >= REWRITTEN_RATIO
-                    and matcher.quick_ratio() >= REWRITTEN_RATIO
-                    and matcher.ratio() >= REWRITTEN_RATIO
-                ):
-                    return text, candidate
+    for text, place in _removed_and_place(lines, hunk):
+        matcher.set_seq2(text)
+        for candidate in place:
+            matcher.set_seq1(candidate)
+            if (
+                matcher.real_quick_ratio() >= REWRITTEN_RATIO
+                and matcher.quick_ratio() >= REWRITTEN_RATIO
+                and matcher.ratio() >= REWRITTEN_RATIO
+            ):
+                return text, candidate
     return None
 
 
@@ -401,24 +408,18 @@ def rewritten_lines_at_place(lines: Sequence[bytes], hunk: Hunk) -> list[tuple[b
     is left out."""
     matcher = SequenceMatcher(None, b"", b"", autojunk=False)
     out = []
-    for start, end in _runs(hunk):
-        place = [line.strip() for line in _place_of_run(lines, hunk, start, end)]
-        place = [line for line in place if len(line) >= REWRITTEN_MIN_LENGTH]
-        for line in hunk.lines[start:end]:
-            text = line.text.strip()
-            if len(text) < REWRITTEN_MIN_LENGTH:
+    for text, place in _removed_and_place(lines, hunk):
+        matcher.set_seq2(text)
+        best: tuple[float, bytes] | None = None
+        for candidate in place:
+            matcher.set_seq1(candidate)
+            if matcher.real_quick_ratio() < REWRITTEN_RATIO:
                 continue
-            matcher.set_seq2(text)
-            best: tuple[float, bytes] | None = None
-            for candidate in place:
-                matcher.set_seq1(candidate)
-                if matcher.real_quick_ratio() < REWRITTEN_RATIO:
-                    continue
-                ratio = matcher.ratio()
-                if ratio >= REWRITTEN_RATIO and (best is None or ratio > best[0]):
-                    best = (ratio, candidate)
-            if best is not None:
-                out.append((text, best[1]))
+            ratio = matcher.ratio()
+            if ratio >= REWRITTEN_RATIO and (best is None or ratio > best[0]):
+                best = (ratio, candidate)
+        if best is not None:
+            out.append((text, best[1]))
     return out
 
 
