@@ -8,8 +8,9 @@ For every Python source package of Debian (a ``3.0 (quilt)`` source whose Build-
 ``dh-python``, ``dh-sequence-python3``, ``pybuild-plugin-pyproject`` or
 ``python3-setuptools``, read from the apt ``Sources`` indexes that
 ``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) whose
-upstream version differs between two suites (bullseye, bookworm, trixie, forky, sid), most
-used projects first, the miner
+upstream version differs between two suites (bullseye, bookworm, trixie, forky, sid, and
+the suites beside them: bookworm-backports, bookworm-security, trixie-backports,
+trixie-security, experimental), most used projects first, the miner
 
 1. fetches each suite's ``debian/`` directory into the corpus cache (``$PATCHKEEPER_CACHE`` or
    ``~/.cache/patchkeeper-corpus``, reused): the ``.debian.tar.*`` file the suite's
@@ -18,7 +19,12 @@ used projects first, the miner
    for the others, every time: a 404 is remembered under ``debian-series/SUITE/.missing/``
    and counted. An upgrade is a pair of consecutive *served* suites with different upstream
    versions, so it may skip a suite whose files are not served (the newer changelog covers
-   every version between);
+   every version between). A suite beside the releases upgrades the newest served release
+   up to the one it follows (a backport or security update of bookworm: bookworm's series;
+   experimental: sid's) when it packages a newer upstream version; the same older Debian
+   version to the same upstream version is one upgrade, however many suites reach it. The
+   security suites' indexes come from the machine's own security entry
+   (:func:`security_index`);
 2. maps the source package to a PyPI project (``debian/watch`` PyPI lines, the ``Homepage``,
    the ``python3-*`` binary names, the source name), checked against a local list of the
    index's names when one is given (``--names``), then fetches the sdists of the older and
@@ -66,6 +72,17 @@ import accuracy
 import debian_truth
 
 SUITES = ("bullseye", "bookworm", "trixie", "forky", "sid")
+#: Suites beside the releases, each after the release it follows: a backport or a security
+#: update of a release, or experimental after sid, packages another upstream version with its
+#: own series and changelog (read when ``debian-series`` has the suite's index).
+EXTRA_SUITES = {
+    "bookworm-backports": "bookworm",
+    "bookworm-security": "bookworm",
+    "trixie-backports": "trixie",
+    "trixie-security": "trixie",
+    "experimental": "sid",
+}
+ALL_SUITES = SUITES + tuple(EXTRA_SUITES)
 MINED = accuracy.BENCHMARKS / "accuracy" / "mined"
 COUNTS = accuracy.BENCHMARKS / "accuracy" / "mined-counts.toml"
 #: A local list of the package index's project names (first column), when the machine has one.
@@ -156,6 +173,49 @@ def sources_index(suite: str) -> Path | None:
     return found[0] if found else None
 
 
+def security_index(suite: str) -> Path | None:
+    """The ``Sources`` index of a ``*-security`` suite, downloaded once beside the ones
+    ``debian-series`` keeps (that tool reads the main archive only): the machine's own
+    Debian security entry (``/etc/apt/sources.list.d/*.sources``, its ``URIs`` and
+    ``Signed-By``) as a source entry for ``suite``, read by ``apt-get update`` with the
+    tool's options, the machine's apt configuration untouched. None when the machine has no
+    such entry or the update fails."""
+    found = sources_index(suite)
+    if found is not None:
+        return found
+    entry = None
+    for config in sorted(Path("/etc/apt/sources.list.d").glob("*.sources")):
+        for block in config.read_text(encoding="utf-8", errors="replace").split("\n\n"):
+            fields = dict(re.findall(r"^(Types|URIs|Signed-By):\s*(.+)$", block, re.M))
+            if (
+                fields.get("Types", "").split()[:1] == ["deb"]
+                and "security" in fields.get("URIs", "")
+                and "debian-archive-keyring" in fields.get("Signed-By", "")
+            ):
+                entry = fields
+    if entry is None:
+        return None
+    state = accuracy.debian_series_state(suite)
+    (state / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (state / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    (state / "src.sources").write_text(
+        f"Types: deb-src\nURIs: {entry['URIs'].split()[0]}\nSuites: {suite}\n"
+        f"Components: main\nSigned-By: {entry['Signed-By']}\n",
+        encoding="utf-8",
+    )
+    options = [
+        "-o", "Dir::Etc::SourceList=/dev/null", "-o", "Dir::Etc::SourceParts=-",
+        "-o", f"Dir::Etc::SourceList={state / 'src.sources'}",
+        "-o", f"Dir::State::Lists={state / 'lists'}",
+        "-o", f"Dir::Cache::Archives={state / 'archives'}",
+        "-o", "Debug::NoLocking=1", "-o", "APT::Sandbox::User=root",
+    ]  # fmt: skip
+    subprocess.run(
+        ["apt-get", *options, "update", "-qq"], capture_output=True, timeout=600, check=False
+    )
+    return sources_index(suite)
+
+
 def read_index(path: Path) -> str:
     """The text of a (possibly compressed) apt index, read with apt's own decompressors."""
     done = subprocess.run(
@@ -239,8 +299,9 @@ def orig_size(orig: accuracy.OrigTarball) -> int:
 
 def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
     """``(source, older suite, newer suite)`` for consecutive suites (in :data:`SUITES`
-    order, skipping suites without the package) whose upstream versions differ, for every
-    source package of ``indexes``, sorted by source."""
+    order, skipping suites without the package) whose upstream versions differ, then the
+    upgrades into the suites beside the releases (:func:`extra_pairs`, less the repeated
+    ones), for every source package of ``indexes``, sorted by source."""
     names = sorted(set().union(*(index.keys() for index in indexes.values())))
     return [pair for name in names for pair in upgrade_pairs_of(name, indexes)]
 
@@ -249,14 +310,15 @@ def upgrade_pairs_of(
     source: str, indexes: dict[str, dict[str, Source]]
 ) -> list[tuple[str, str, str]]:
     """:func:`upgrade_pairs` of one source package."""
-    present = {suite for suite in SUITES if source in indexes.get(suite, {})}
+    present = {suite for suite in ALL_SUITES if source in indexes.get(suite, {})}
     return served_pairs(source, indexes, present)
 
 
 def project_candidates(debian: Path, source: str) -> list[str]:
     """Names the source package's PyPI project may have, best first: ``debian/watch`` PyPI
     lines, a PyPI ``Homepage``, a forge ``Homepage``'s repository name, the ``python3-*``
-    binary packages, the source name without ``python-``."""
+    binary packages, the source name without ``python-``, the source name (a project may
+    keep the prefix, as ``python-ldap`` does)."""
     found: list[str] = []
     watch, control = (
         path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
@@ -273,7 +335,7 @@ def project_candidates(debian: Path, source: str) -> list[str]:
             found.append(re.sub(r"\.git$", "", forge.group(1)))
     for binary in re.findall(r"^Package:\s*python3-(\S+)", control, re.M):
         found.append(binary)
-    found.append(re.sub(r"^(python3?|py)-", "", source))
+    found += [re.sub(r"^(python3?|py)-", "", source), source]
     found = [re.sub(r"(\.tar\.gz|\.zip|-[0-9].*)$", "", name) for name in found]
     return list(dict.fromkeys(name for name in found if name))
 
@@ -320,7 +382,7 @@ def by_popularity(
     def rank(pair: tuple[str, str, str]) -> tuple[int, str, int]:
         entry = indexes[pair[1]][pair[0]]
         ranks = [names.get(canonical(name), 2_000_000) for name in index_candidates(entry)]
-        return (min(ranks), pair[0], SUITES.index(pair[1]))
+        return (min(ranks), pair[0], ALL_SUITES.index(pair[1]))
 
     return sorted(pairs, key=rank)
 
@@ -379,14 +441,14 @@ def fetch(source: str, suite: str, entry: Source) -> tuple[Path | None, str]:
     dest = root / suite / source
     if (dest / accuracy.VERSION_FILE).is_file():
         return dest / "debian", CACHED
-    for other in SUITES:
+    for other in ALL_SUITES:
         marker = missing_marker(source, other)
         if marker.is_file() and marker.read_text(encoding="utf-8").strip() == entry.version:
             return None, NOT_FOUND
     dest.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{source}.", dir=dest.parent))
     try:
-        for other in SUITES:
+        for other in ALL_SUITES:
             twin = root / other / source
             if entry.tarball and (twin / entry.tarball).is_file():
                 shutil.copytree(twin, scratch, symlinks=True, dirs_exist_ok=True)
@@ -437,10 +499,10 @@ def fetch_source(
     source: str, indexes: dict[str, dict[str, Source]], tally: Tally
 ) -> dict[str, Path]:
     """The served ``debian/`` directories of ``source``, by suite (every suite whose index
-    lists it, in :data:`SUITES` order, one after the other so that a version two suites
+    lists it, in :data:`ALL_SUITES` order, one after the other so that a version two suites
     share is fetched once); each attempt counted by how it went."""
     served = {}
-    for suite in SUITES:
+    for suite in ALL_SUITES:
         entry = indexes.get(suite, {}).get(source)
         if entry is None:
             continue
@@ -457,7 +519,10 @@ def served_pairs(
     """``(source, older suite, newer suite)`` for consecutive suites among those the archive
     served (in :data:`SUITES` order) whose upstream versions differ: an upgrade may skip a
     suite whose ``debian/`` the archive does not serve (the newer changelog covers every
-    version between)."""
+    version between). Then the upgrades into the served suites beside the releases
+    (:func:`extra_pairs`) that do not repeat one already paired: the same older Debian
+    version to the same new upstream version is one upgrade (the same series audited on
+    the same trees), however many suites reach it; the releases' pair is kept."""
     present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
     pairs = []
     for old, new in itertools.pairwise(present):
@@ -465,7 +530,54 @@ def served_pairs(
         b = debian_truth.upstream_version(indexes[new][source].version)
         if a != b:
             pairs.append((source, old, new))
+    seen = {pair_key(pair, indexes) for pair in pairs}
+    for pair in extra_pairs(source, indexes, served):
+        key = pair_key(pair, indexes)
+        if key not in seen:
+            seen.add(key)
+            pairs.append(pair)
     return pairs
+
+
+def extra_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, extra suite)`` for each served suite of
+    :data:`EXTRA_SUITES` (in its order) whose Debian version is higher than, and whose
+    upstream version differs from, the newest served release up to the one it follows
+    (a backport of bookworm after bookworm, else bullseye; experimental after sid, else
+    the newest release before it): that release's series upgraded by the suite's
+    maintainers, whose changelog covers every version between. Repeats are not removed
+    here (:func:`served_pairs` does)."""
+    pairs = []
+    for extra, follows in EXTRA_SUITES.items():
+        entry = indexes.get(extra, {}).get(source)
+        if entry is None or extra not in served:
+            continue
+        releases = SUITES[: SUITES.index(follows) + 1]
+        older = [s for s in releases if s in served and source in indexes.get(s, {})]
+        if not older:
+            continue
+        base = indexes[older[-1]][source]
+        if debian_truth.compare_versions(entry.version, base.version) <= 0:
+            continue
+        if debian_truth.upstream_version(entry.version) != debian_truth.upstream_version(
+            base.version
+        ):
+            pairs.append((source, older[-1], extra))
+    return pairs
+
+
+def pair_key(
+    pair: tuple[str, str, str], indexes: dict[str, dict[str, Source]]
+) -> tuple[str, str, str]:
+    """What makes an upgrade one: ``(source, older Debian version, new upstream version)``."""
+    source, old, new = pair
+    return (
+        source,
+        indexes[old][source].version,
+        debian_truth.upstream_version(indexes[new][source].version),
+    )
 
 
 def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, str]]:
@@ -835,6 +947,15 @@ def main(argv: list[str] | None = None) -> int:
             )
             return 2
         indexes[suite] = parse_sources(read_index(index))
+    for suite in EXTRA_SUITES:
+        index = security_index(suite) if suite.endswith("-security") else sources_index(suite)
+        if index is None:
+            print(
+                f"mine_debian: no Sources index for {suite}: its upgrades are not mined",
+                file=sys.stderr,
+            )
+            continue
+        indexes[suite] = parse_sources(read_index(index))
     pairs = upgrade_pairs(indexes)
     if args.only:
         wanted = {name.strip() for name in args.only.split(",")}
@@ -877,6 +998,14 @@ def main(argv: list[str] | None = None) -> int:
             if (pair[1], pair[2]) not in consecutive:
                 tally.add("upgrades between served suites that skip a suite not served")
         both = sum(1 for old, new in consecutive if {old, new} <= served)
+        extras = extra_pairs(source, indexes, served)
+        kept = sum(1 for pair in found if pair[2] in EXTRA_SUITES)
+        tally.add("upgrades into a suite beside the releases", kept)
+        tally.add(
+            "upgrades into a suite beside the releases left out: the same older Debian "
+            "version to the same upstream version is paired already",
+            len(extras) - kept,
+        )
         tally.add("suite pairs with a new upstream version, both suites served", both)
         if not found:
             tally.add(

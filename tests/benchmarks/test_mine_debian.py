@@ -157,3 +157,90 @@ def test_fetch_shares_a_version_with_its_symlinks_and_remembers_a_404(
     # the same version in another suite is the same archive file: not asked for again
     assert mine.fetch("python-foo", "bullseye", _entry("1.0-1")) == (None, mine.NOT_FOUND)
     assert not (tmp_path / "debian-series" / "bullseye" / "python-foo").exists()
+
+
+def _indexes(**versions: str) -> dict[str, dict[str, object]]:
+    """Indexes of one source ``foo``, by suite (``bookworm_backports`` is bookworm-backports)."""
+    return {suite.replace("_", "-"): _index(version) for suite, version in versions.items()}
+
+
+def test_a_backport_is_an_upgrade_of_the_release_it_follows() -> None:
+    indexes = _indexes(
+        bookworm="1.2-1", trixie="2.0-1", sid="2.4-1", bookworm_backports="2.2-1~bpo12+1"
+    )
+    assert mine.extra_pairs("foo", indexes, set(indexes)) == [
+        ("foo", "bookworm", "bookworm-backports")
+    ]
+    assert mine.served_pairs("foo", indexes, set(indexes)) == [
+        ("foo", "bookworm", "trixie"),
+        ("foo", "trixie", "sid"),
+        ("foo", "bookworm", "bookworm-backports"),
+    ]
+    # bookworm not served: the backport upgrades the newest served release before it
+    indexes["bullseye"] = _index("1.0-1")
+    assert mine.extra_pairs("foo", indexes, {"bullseye", "bookworm-backports"}) == [
+        ("foo", "bullseye", "bookworm-backports")
+    ]
+    # no served release up to bookworm: no upgrade into the backport
+    assert mine.extra_pairs("foo", indexes, {"trixie", "bookworm-backports"}) == []
+
+
+def test_experimental_follows_sid_and_a_security_update_its_release() -> None:
+    indexes = _indexes(
+        trixie="2.0-1",
+        forky="2.1-1",
+        sid="2.1-1",
+        experimental="3.0~rc1-1",
+        trixie_security="2.0.3-0+deb13u1",
+    )
+    assert mine.extra_pairs("foo", indexes, set(indexes)) == [
+        ("foo", "trixie", "trixie-security"),
+        ("foo", "sid", "experimental"),
+    ]
+    # sid not served: forky's series is the one experimental's maintainers upgraded
+    assert mine.extra_pairs("foo", indexes, {"forky", "experimental"}) == [
+        ("foo", "forky", "experimental")
+    ]
+
+
+def test_no_upgrade_into_a_suite_of_the_same_or_an_older_version() -> None:
+    # a rebuild of the same upstream version, and an experimental version sid has passed
+    indexes = _indexes(bookworm="1.2-1", bookworm_backports="1.2-3~bpo12+1")
+    assert mine.extra_pairs("foo", indexes, set(indexes)) == []
+    indexes = _indexes(sid="2.1-1", experimental="2.0-1")
+    assert mine.extra_pairs("foo", indexes, set(indexes)) == []
+    assert mine.served_pairs("foo", indexes, set(indexes)) == []
+
+
+def test_the_same_older_version_to_the_same_upstream_version_is_one_upgrade() -> None:
+    # the backport packages trixie's upstream version: bookworm -> trixie already asks
+    # the same question of the same series
+    indexes = _indexes(
+        bookworm="1.2-1",
+        trixie="2.0-3",
+        bookworm_backports="2.0-1~bpo12+1",
+        bookworm_security="2.0-0+deb12u1",
+    )
+    assert mine.extra_pairs("foo", indexes, set(indexes)) == [
+        ("foo", "bookworm", "bookworm-backports"),
+        ("foo", "bookworm", "bookworm-security"),
+    ]
+    assert mine.served_pairs("foo", indexes, set(indexes)) == [("foo", "bookworm", "trixie")]
+    # trixie not served: the backport is the upgrade, and the security update repeats it
+    assert mine.served_pairs(
+        "foo", indexes, {"bookworm", "bookworm-backports", "bookworm-security"}
+    ) == [("foo", "bookworm", "bookworm-backports")]
+    assert mine.upgrade_pairs(indexes) == [("foo", "bookworm", "trixie")]
+    assert mine.pair_key(("foo", "bookworm", "bookworm-backports"), indexes) == (
+        "foo",
+        "1.2-1",
+        "2.0",
+    )
+
+
+def test_project_candidates_end_with_the_source_name(tmp_path: Path) -> None:
+    (tmp_path / "control").write_text(
+        "Source: python-baz\n\nPackage: python3-baz\nArchitecture: all\n",
+        encoding="utf-8",
+    )
+    assert mine.project_candidates(tmp_path, "python-baz") == ["baz", "python-baz"]
