@@ -107,3 +107,64 @@ def test_metadata_requirements_of_pep_621_poetry_and_setup_cfg(tmp_path: Path) -
         "mediafile": ("<0.13,>=0.12.0", "pyproject.toml"),
         "attrs": (">=21.3", "setup.cfg"),
     }
+
+
+# a cap relaxed on a project the new release no longer requires at all
+CAP = SETUP.replace("'pyyaml',", "'pyyaml<6',")
+CAP_PATCH = """Subject: allow pyyaml 6
+---
+--- a/setup.py
++++ b/setup.py
+@@ -4,7 +4,7 @@ setup(
+     name='player',
+     install_requires=[
+         'unidecode',
+-        'pyyaml<6',
++        'pyyaml<7',
+         'mediafile>=0.2.0',
+     ],
+ )
+"""
+WITHOUT_YAML = """[project]
+name = "player"
+dependencies = ["unidecode>=1.3.8", "mediafile>=0.12.0"]
+"""
+
+
+def test_a_requirement_the_new_release_dropped_is_upstream(tmp_path: Path) -> None:
+    old = {"setup.py": CAP, "player/__init__.py": ""}
+    new = {"pyproject.toml": WITHOUT_YAML, "player/__init__.py": ""}
+    [verdict] = judge(tmp_path, new, [("pyyaml.patch", CAP_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.summary == (
+        "setup.py is gone upstream; the new release meets its requirement: it no longer "
+        "requires pyyaml (its pyproject.toml requires 2 projects, none of them pyyaml; the "
+        "patch: pyyaml<7); 0 of 1 substantive added lines already upstream (strongest: "
+        "setup.py 0/1); to do: retire (upstream has it)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("files", "why"),
+    [
+        # the name is still in a packaging file the metadata is not read from
+        ({"requirements/base.txt": "PyYAML>=5\n"}, "a requirements file"),
+        ({"requirements-docs.txt": "pyYAML\n"}, "a requirements file, spelled otherwise"),
+        # the metadata says its dependencies are computed: absent from the list says nothing
+        (
+            {
+                "pyproject.toml": '[project]\nname = "player"\ndynamic = ["dependencies"]\n',
+                "requirements.txt": "unidecode>=1.3.8\n",
+            },
+            "dynamic dependencies",
+        ),
+        ({"pyproject.toml": '[project]\nname = "player"\n'}, "no requirements read"),
+    ],
+)
+def test_a_requirement_named_elsewhere_or_unread_is_not_dropped(
+    tmp_path: Path, files: dict[str, str], why: str
+) -> None:
+    old = {"setup.py": CAP, "player/__init__.py": ""}
+    new = {"pyproject.toml": WITHOUT_YAML, "player/__init__.py": "", **files}
+    [verdict] = judge(tmp_path, new, [("pyyaml.patch", CAP_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("target gone", "look"), why

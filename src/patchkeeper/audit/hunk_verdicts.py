@@ -30,9 +30,9 @@ from patchkeeper.series.substantive_lines import (
     FileIndex,
     file_index,
     is_import,
+    placing_lines,
     substantive,
     substantive_lines,
-    telling_lines,
     tokens,
 )
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -835,7 +835,7 @@ def _moved_hunk(
     """A hunk that fails in its file (``own``: that file's lines in the new release): look
     for its context/removed lines in the rest of the new tree (the code moved while the old
     file stayed); name the place, and judge the hunk there. The place is found by the lines
-    that tell one file from another (:func:`patchkeeper.series.substantive_lines.telling_lines`):
+    that tell one file from another (:func:`patchkeeper.series.substantive_lines.placing_lines`):
     two modules of one package share their imports, which says nothing about where the code
     went. A hunk with fewer than :data:`MIN_MOVED_LINES` such lines (a block of imports) is
     found by all its substantive lines, and only where it applies or is there whole. A
@@ -843,12 +843,8 @@ def _moved_hunk(
     not looked for elsewhere (:func:`_removal_still_in_place`)."""
     if _removal_still_in_place(own, hunk):
         return status
-    needles = telling_lines(hunk.pre_image)
+    needles, whole_only = placing_lines(hunk.pre_image)
     distinct = list(dict.fromkeys(line.strip() for line in needles))
-    whole_only = len(distinct) < MIN_MOVED_LINES
-    if whole_only:
-        needles = [line for line in hunk.pre_image if substantive(line) is not None]
-        distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
         return status
     best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))

@@ -16,11 +16,18 @@ above it, pre-releases included), where two specifier sets can differ.
 The new release's requirements are read from its top-level ``pyproject.toml`` (PEP 621
 ``project.dependencies``; Poetry's ``tool.poetry.dependencies``, ``^`` and ``~`` as Poetry
 defines them), ``setup.cfg`` (``options.install_requires``) and ``requirements.txt``.
+
+A project the new release no longer requires at all meets any change of its specifier: the
+patch moved a bound of a dependency upstream dropped (:func:`no_longer_required`). That is
+said only when the metadata lists its requirements (not ``dynamic``) and none of the
+packaging files names the project in any spelling: a name still in a requirements file
+the metadata is not read from may be required from there.
 """
 
 from __future__ import annotations
 
 import configparser
+import re
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -187,16 +194,72 @@ def metadata_requirements(search: TreeSearch) -> dict[str, tuple[SpecifierSet, s
     return found
 
 
+#: Files whose text may name a requirement the metadata is not read from: setup scripts,
+#: requirements files (``requirements-docs.txt``, ``requirements/base.txt``), pip-tools input.
+_PACKAGING_TEXT = re.compile(
+    r"(?:^|/)(?:setup\.py|setup\.cfg|pyproject\.toml|[^/]*requirements[^/]*\.(?:txt|in))$"
+    r"|(?:^|/)requirements/[^/]+\.(?:txt|in)$"
+)
+
+#: How deep below the tree's top a packaging file is read (``requirements/base.txt``: 1).
+_PACKAGING_DEPTH = 1
+
+
+def _names_project(text: str, name: str) -> bool:
+    """Whether ``text`` names the project ``name`` (canonical) in any spelling
+    (``PyYAML``, ``py_yaml`` for ``pyyaml``, ``py-yaml``), as a whole name."""
+    spelled = re.sub(r"[-_.]+", "-", text.lower())
+    return re.search(rf"(?<![a-z0-9-]){re.escape(name)}(?![a-z0-9-])", spelled) is not None
+
+
+def no_longer_required(
+    name: str, search: TreeSearch, theirs: dict[str, tuple[SpecifierSet, str]]
+) -> str | None:
+    """The metadata file that shows the new release requires no version of ``name`` (a
+    canonical project name), or ``None``: ``theirs`` (:func:`metadata_requirements`) lists
+    requirements and not ``name``, ``pyproject.toml`` does not declare its dependencies
+    ``dynamic``, and no packaging file of the tree's top or one folder below
+    (:data:`_PACKAGING_TEXT`) names the project."""
+    if not theirs or name in theirs:
+        return None
+    text = search.read("pyproject.toml").decode("utf-8", "replace")
+    if text:
+        try:
+            project = tomllib.loads(text).get("project", {})
+        except tomllib.TOMLDecodeError:
+            return None
+        if "dependencies" in (project.get("dynamic") or []):
+            return None
+    for path in search.files():
+        if path.count("/") > _PACKAGING_DEPTH or not _PACKAGING_TEXT.search(path):
+            continue
+        if _names_project(search.read(path).decode("utf-8", "replace"), name):
+            return None
+    paths = sorted({path for _spec, path in theirs.values()})
+    return paths[0] if len(paths) == 1 else ", ".join(paths)
+
+
 def requirements_met(hunks: Sequence[Hunk], search: TreeSearch) -> str | None:
     """The evidence that the new release's packaging metadata meets every requirement
-    change of ``hunks`` (:func:`specifier_changes`, :func:`meets`), else ``None``."""
+    change of ``hunks`` (:func:`specifier_changes`, :func:`meets`), or no longer requires
+    the project at all (:func:`no_longer_required`), else ``None``."""
     changes = specifier_changes(hunks)
     if not changes:
         return None
     theirs = metadata_requirements(search)
     parts = []
     for name, (old, new) in sorted(changes.items()):
-        if name not in theirs or not meets(old, new, theirs[name][0]):
+        if name not in theirs:
+            where = no_longer_required(name, search, theirs)
+            if where is None:
+                return None
+            count = len(theirs)
+            parts.append(
+                f"it no longer requires {name} (its {where} requires {count} "
+                f"project{'s' if count != 1 else ''}, none of them {name}; the patch: {name}{new})"
+            )
+            continue
+        if not meets(old, new, theirs[name][0]):
             return None
         specifier, path = theirs[name]
         parts.append(f"its {path} requires {name}{specifier or ''} (the patch: {name}{new})")

@@ -583,9 +583,9 @@ def _judge_gone(
         partial = _added_where_moved(ws, patch, targets, kind)
     first = unplaced(moved, kind) or moved[0]
     where = (
-        f"; likely moved to {first.likely} ({first.reason}: {first.found} of "
-        f"{first.total} {'lines of the file' if first.reason == WHOLE_FILE else 'context lines'}"
-        " found there)"
+        f"; likely moved to {first.likely} ({first.reason}: {first.counted[0]} of "
+        f"{first.counted[1]} "
+        f"{'lines of the file' if first.reason == WHOLE_FILE else 'context lines'} found there)"
         if first.likely
         else "; its content was not found elsewhere"
     )

@@ -230,6 +230,29 @@ def telling_lines(lines: Iterable[bytes]) -> list[bytes]:
     return out
 
 
+#: Lines with fewer distinct telling lines than this (a block of imports) are placed in
+#: another file by all their substantive lines (:func:`placing_lines`).
+MIN_TELLING_LINES = 2
+
+
+def placing_lines(lines: Sequence[bytes]) -> tuple[list[bytes], bool]:
+    """The lines of ``lines`` that say which file they belong to, as they are, in order: the
+    telling ones (:func:`telling_lines`), or all the substantive ones when fewer than
+    :data:`MIN_TELLING_LINES` distinct lines tell (a block of imports); and whether it came
+    to that. A blank line, a lone brace, ``else:`` or an import many modules share holds in
+    any file and places nothing.
+
+    >>> placing_lines([b"import os\\n", b"\\n", b"def run():\\n", b"    return os.sep\\n"])
+    ([b'def run():\\n', b'    return os.sep\\n'], False)
+    >>> placing_lines([b"import os\\n", b"import sys\\n"])
+    ([b'import os\\n', b'import sys\\n'], True)
+    """
+    told = telling_lines(lines)
+    if len({line.strip() for line in told}) >= MIN_TELLING_LINES:
+        return told, False
+    return [line for line in lines if substantive(line) is not None], True
+
+
 def substantive_lines(lines: Iterable[bytes], language: str = "") -> list[bytes]:
     """The substantive lines of ``lines``, normalized, in order (``language``: as
     :func:`substantive`)."""

@@ -15,7 +15,7 @@ from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import is_changelog
 from patchkeeper.series.model import FileDiff
 from patchkeeper.series.parse import split_lines
-from patchkeeper.series.substantive_lines import substantive_lines
+from patchkeeper.series.substantive_lines import placing_lines, substantive_lines
 from patchkeeper.upstream.treeindex import LineIndex, suffix_of
 
 _SKIP_DIRS = frozenset(
@@ -131,6 +131,11 @@ class MovedFile:
         found: how many of the patch's substantive context/removed lines ``likely`` holds.
         total: how many there are.
         reason: ``"same name"`` or ``"same content"``.
+
+    Of the context/removed lines that say which file they belong to
+    (:func:`patchkeeper.series.substantive_lines.placing_lines`), how many ``likely`` holds
+    and how many there are is kept apart (``None``: as ``found`` and ``total``, for a whole
+    file or a directory) for :attr:`counted`; it is not part of the JSON report.
     """
 
     path: str
@@ -138,6 +143,15 @@ class MovedFile:
     found: int
     total: int
     reason: str
+    _told: tuple[int, int] | None = None
+
+    @property
+    def counted(self) -> tuple[int, int]:
+        """What a summary counts: of the lines that say which file they belong to, how many
+        ``likely`` holds and how many there are (else ``(found, total)``). A blank line, a
+        lone brace, ``else:`` or an import many modules share holds in any file and says
+        nothing about where the content went."""
+        return self._told if self._told is not None else (self.found, self.total)
 
 
 #: :attr:`MovedFile.reason` when a gone file without hunks (a pure rename or mode change)
@@ -152,15 +166,19 @@ def moved_files(
 
     A file of the same name elsewhere wins when it holds any of the hunks' substantive
     context/removed lines; otherwise the file of ``search`` holding most of them, when it
-    holds at least two and at least half. A diff without hunks (a pure rename, a mode
-    change) has no such lines: with the old pin's tree (``pin``), the substantive lines of
-    the pin's whole file stand for them, and only a file of the same name is taken (reason
-    :data:`WHOLE_FILE`). Without a ``search`` nothing is looked for.
+    holds at least two and at least half. Of those lines, the ones that say which file they
+    belong to (:func:`patchkeeper.series.substantive_lines.placing_lines`, as for a hunk's
+    context found in another file) are counted for the summary (:attr:`MovedFile.counted`).
+    A diff without hunks (a pure rename, a mode change) has no such lines: with the old
+    pin's tree (``pin``), the substantive lines of the pin's whole file stand for them, and
+    only a file of the same name is taken (reason :data:`WHOLE_FILE`). Without a
+    ``search`` nothing is looked for.
     """
     out = []
     for diff in missing:
         assert diff.old_path is not None
-        needles = substantive_lines(line for hunk in diff.hunks for line in hunk.pre_image)
+        pre = [line for hunk in diff.hunks for line in hunk.pre_image]
+        needles = substantive_lines(pre)
         whole = not diff.hunks and pin is not None and search is not None
         if whole:
             state = pin.state(diff.old_path) if pin is not None else None
@@ -183,5 +201,10 @@ def moved_files(
             if match is not None and match[1] >= max(2, (len(needles) + 1) // 2):
                 best, reason = match, "same content"
         likely, found = best if best and best[1] else (None, 0)
-        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason))
+        told = None
+        if not whole:
+            telling = substantive_lines(placing_lines(pre)[0])
+            held = set(substantive_lines(split_lines(search.read(likely)))) if likely else set()
+            told = (sum(1 for line in telling if line in held), len(telling))
+        out.append(MovedFile(diff.old_path, likely, found, len(needles), reason, told))
     return tuple(out)
