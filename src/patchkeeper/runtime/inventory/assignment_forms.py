@@ -29,7 +29,8 @@ file scanner.
   ``REGISTRY.register(key, v)``, and ``LIST.append(v)`` / ``SET.add(v)`` (one argument, the
   key its source text) on upstream objects;
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
-  is the computed-key form: target ``sys.modules``, key its source text);
+  is the computed-key form: target ``sys.modules``, key its source text); a key naming
+  only the plugin's own modules is no entry (:mod:`.own_modules`);
 - ``patch(module, attribute)(fn)``, the decorator called directly;
 - ``param.attr = value`` or ``setattr(param, "attr", value)`` inside a plugin function
   whose parameter ``param`` every call of that function in the plugin gives an upstream
@@ -68,6 +69,7 @@ from patchkeeper.runtime.inventory.loop_literals import (
     sys_modules_alias,
     unnamed_swap,
 )
+from patchkeeper.runtime.inventory.own_modules import own_module
 from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
 from patchkeeper.runtime.inventory.unnamed_wrappers import unnamed_wrapper_problem
 from patchkeeper.runtime.inventory.wrapped_calls import reaches_original
@@ -403,11 +405,14 @@ class AssignmentForms(ParameterForms):
         """An entry for ``sys.modules[key] = module``: the module named by a literal or a
         module constant; a constant of another plugin module waits for the inventory; any
         other key is the computed-key form
-        (:mod:`patchkeeper.runtime.inventory.module_constants`)."""
+        (:mod:`patchkeeper.runtime.inventory.module_constants`). A key that names only the
+        plugin's own modules makes no entry (:mod:`.own_modules`)."""
         name = module_constants.local_value(
             key, table, self._constants(scope), self._shadowed(scope)
         )
         fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
+        if own_module(name, self.tree, (scope, key), (self.module, self.cfg.package)):
+            return
         if name is not None:
             self.named_entry(
                 conds, line, scope, name, name, replacement, mechanism=Mechanism.SYS_MODULES

@@ -127,7 +127,9 @@ name its module only imported, whose definition another entry patches with the s
 replacement, is **remove** (:mod:`patchkeeper.runtime.judge.dropped_imports`); so is a
 copy whose only addition is a predicate letting the plugin's class through a type test that
 the new upstream widened to a base of that class (:mod:`patchkeeper.runtime.judge.
-widened_tests`).
+widened_tests`). A ``functools.partial`` of the original binding a keyword the new release
+no longer takes breaks every call: **update**, or **remove** when the new upstream computes
+that value itself from the same expression (:mod:`patchkeeper.runtime.judge.bound_keywords`).
 
 Rules 7 and 8 are taken in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
 judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).

@@ -13,6 +13,7 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
+from patchkeeper.runtime.judge.bound_keywords import binds_keywords, bound_keywords_decision
 from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
 from patchkeeper.runtime.judge.constant_values import overriding_value
@@ -53,7 +54,14 @@ from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
 from patchkeeper.runtime.judge.widened_tests import widened_test
-from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, narrowed, resolve_all, target_modules
+from patchkeeper.runtime.lookup.resolve import (
+    FOUND,
+    MOVED,
+    Resolution,
+    narrowed,
+    resolve_all,
+    target_modules,
+)
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
@@ -104,7 +112,7 @@ def judge_entries(
     sources_of = {
         e.file: _text(settings.root / e.file)
         for e in entries
-        if is_computed_key(e) or added_constant(e)
+        if is_computed_key(e) or added_constant(e) or binds_keywords(e)
     }
     dead = dead_probes(settings.root, entries, trees, versions)
     gated = gated_bindings(reading.module_files, entries, versions[1])
@@ -191,6 +199,9 @@ def judge_entries(
             # a literal the plugin sets over upstream's is its own
             text = sources_of[entry.file]
             final = overriding_value(entry, final, text, upstream_code(new_tree, after))
+        if binds_keywords(entry) and before.status == FOUND and after.status == FOUND:
+            # functools.partial(original, k=v) where the new release dropped k
+            final = _bound_keywords(entry, final, sources_of[entry.file], (before, after), trees)
         if final.decision == LOOK and before.status != FOUND and after.status != FOUND:
             final = _fallen_back(entry, final, trees, settings.root, settings.package)
         for kept, record in ((decided, drift), (judged, decision)):
@@ -284,6 +295,26 @@ def _fallen_back(
     # the missing module's reading (the patch can never apply) does not hold: it applies
     kept = (e for e in drift.evidence if NEVER_APPLIES not in e and e != reason)
     return replace(drift, decision=RETAIN, evidence=(reason, *kept))
+
+
+def _bound_keywords(
+    entry: PatchEntry,
+    judged: Drift,
+    source: str,
+    found: tuple[Resolution, Resolution],
+    trees: tuple[UpstreamTree, UpstreamTree],
+) -> Drift:
+    """:func:`~patchkeeper.runtime.judge.bound_keywords.bound_keywords_decision` for a
+    partial of the original: its upstream function in both trees, and the new one's module
+    source."""
+    old_code, new_code = (upstream_code(tree, r) for tree, r in zip(trees, found, strict=True))
+    where = trees[1].module_file(found[1].module)
+    if old_code is None or new_code is None or where is None:
+        return judged
+    module = (found[1].module, _text(where[0]))
+    return bound_keywords_decision(
+        entry, judged, source, (old_code.parsed, new_code.parsed), module
+    )
 
 
 def _widens(copy: Code) -> bool:
