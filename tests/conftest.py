@@ -1,4 +1,5 @@
-"""Shared fixtures: an isolated git, a copy of the bundled example, and running the CLI.
+"""Shared fixtures: an isolated git, a copy of the bundled example, running the CLI and a
+private cache.
 
 Also which tests run. Plain ``pytest`` runs the fast ones: a test marked ``network`` (downloads
 real releases and series) or ``slow`` (seconds each: the differential and crash tests, real
@@ -116,6 +117,15 @@ def plain_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("COLUMNS", "LINES"):
         if name not in os.environ:
             os.unsetenv(name)
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh, empty ``PATCHKEEPER_CACHE`` for one test (``tmp_path/cache``): nothing the
+    machine's cache holds is found, nothing is written there."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
+    return cache
 
 
 @dataclass

@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tarfile
 import zipfile
 from dataclasses import dataclass
@@ -229,6 +230,22 @@ def make_tar(members: list[tarfile.TarInfo | tuple[str, bytes]]) -> bytes:
             info.mode = 0o644
             tar.addfile(info, io.BytesIO(content))
     return buffer.getvalue()
+
+
+def venv_with_wheel(root: Path, name: str, files: dict[str, bytes]) -> Path:
+    """The interpreter of a new virtual environment at ``root/env`` where the environment's
+    own pip installed ``name`` 1.0, a wheel of ``files`` (:func:`pure_wheel`, written in
+    ``root``), without an index or dependencies."""
+    env = root / "env"
+    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+         "--disable-pip-version-check", str(pure_wheel(root, name, files))],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+    return python
 
 
 def site_packages(python: Path) -> Path:

@@ -24,9 +24,8 @@ PORT = {"directory": "plugin", "from": "../upstream-1.0", "to": "../upstream-2.0
 
 
 @pytest.fixture
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def root(tmp_path: Path, private_cache: Path) -> Path:
     """The server's root: the fixture plugin and its upstream releases, a private cache."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     work = tmp_path / "root"
     for name in ("plugin", "upstream-1.0", "upstream-2.0"):
         shutil.copytree(FIXTURES / name, work / name)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from helpers import write_files
 from patchkeeper.audit.horizon import ReleaseVerdicts, taken_earlier
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import PatchVerdict
@@ -17,11 +18,7 @@ from patchkeeper.upstream.treesearch import TreeSearch
 def write_tree(root: Path, files: dict[str, str]) -> Path:
     """Write ``files`` (path -> text) under ``root``; return ``root``."""
     root.mkdir(parents=True, exist_ok=True)
-    for path, text in files.items():
-        dest = root / path
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(text)
-    return root
+    return write_files(root, files)
 
 
 def judge(

@@ -25,9 +25,7 @@ def _verdicts(out: str) -> list[tuple[str, str, str]]:
     return [(v["name"], v["verdict"], v["summary"]) for v in json.loads(out)["verdicts"]]
 
 
-@pytest.fixture(autouse=True)
-def _own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def test_audit_to_a_local_sdist_judges_it_as_its_directory(cli, example: Example) -> None:

@@ -29,11 +29,10 @@ def porcelain(root: Path) -> str:
 
 
 @pytest.fixture
-def repo(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def repo(cli, tmp_path: Path, private_cache: Path) -> Path:
     """A git repository holding the bundled example (downstream and both upstream trees), the
     runtime tests' fixture plugin and its upstreams under ``runtime/``, and ``target/``: the
     old upstream with the series applied (git-ignored, as a build tree is), all committed."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "repo"
     shutil.copytree(EXAMPLES, root)
     shutil.copytree(FIXTURES, root / "runtime")

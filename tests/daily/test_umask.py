@@ -23,8 +23,7 @@ def modes(root: Path, paths: list[str]) -> dict[str, str]:
     return {path: oct(stat.S_IMODE((root / path).stat().st_mode)) for path in paths}
 
 
-def test_the_audit_record_and_the_evidence(cli, example: Example, umask, monkeypatch, tmp_path):
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def test_the_audit_record_and_the_evidence(cli, example: Example, umask, private_cache):
     down = example.downstream
     with (down / "patchkeeper.toml").open("a") as config:
         config.write("\n[report]\nevidence = true\n")

@@ -1,12 +1,14 @@
-"""Helpers for the port tests: resolving conflicts, building an upstream git history."""
+"""Helpers for the port tests: resolving conflicts, building an upstream git history, porting
+a one-patch series between two small release trees."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from helpers import git, resolve
+from helpers import git, resolve, write_files
 
 __all__ = ["git", "resolve"]
 
@@ -58,3 +60,32 @@ def upstream_repository(
     git(dest, "commit", "-q", "--allow-empty", "-m", f"{release_subject} {new[0]}")
     git(dest, "tag", new[0])
     return dest
+
+
+def port_one_patch(
+    cli: Callable[..., Any],
+    root: Path,
+    upstream: str,
+    trees: tuple[dict[str, str], dict[str, str]],
+    name: str,
+    patch: str,
+) -> tuple[Any, Path]:
+    """``port --to ../new`` of a downstream ``root/down`` whose series is the one patch
+    ``name`` (text ``patch``) on ``upstream`` 1.0, its pristine.
+
+    ``trees`` are the files of 1.0 and 2.0 (path -> text), written to ``root/old`` and
+    ``root/new``, each with a ``PKG-INFO`` naming ``upstream`` and its version. Returns the
+    ``cli`` run and the downstream directory.
+    """
+    for folder, files, version in (("old", trees[0], "1.0"), ("new", trees[1], "2.0")):
+        info = f"Metadata-Version: 2.1\nName: {upstream}\nVersion: {version}\n"
+        write_files(root / folder, {**files, "PKG-INFO": info})
+    down = write_files(
+        root / "down",
+        {
+            "patchkeeper.toml": f'upstream = "{upstream}"\npin = "1.0"\npristine = "../old"\n',
+            "patches/series": f"{name}\n",
+            f"patches/{name}": patch,
+        },
+    )
+    return cli("port", "--to", "../new", cwd=down), down

@@ -34,13 +34,20 @@ def _tree(root: Path) -> dict[str, bytes]:
     }
 
 
-def test_port_continue_in_a_copy_is_refused(cli, example: Example, tmp_path: Path) -> None:
-    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
-    assert run.code == 1
+def _copied(example: Example, tmp_path: Path) -> tuple[Path, Path]:
+    """A copy at ``tmp_path/copy`` of the example with a port in progress, its conflicts
+    resolved in the copy's downstream; the copy and that downstream."""
     copy = tmp_path / "copy"
     shutil.copytree(example.root, copy)
     down = copy / "downstream"
     _resolve(down)
+    return copy, down
+
+
+def test_port_continue_in_a_copy_is_refused(cli, example: Example, tmp_path: Path) -> None:
+    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
+    assert run.code == 1
+    copy, down = _copied(example, tmp_path)
     before, original = _tree(copy), _tree(example.root)
     run = cli("port", "--continue", cwd=down)
     assert (run.code, run.out) == (2, "")
@@ -64,10 +71,7 @@ def test_upgrade_continue_in_a_copy_is_refused(cli, example: Example, tmp_path: 
     git(example.downstream, "commit", "-q", "-m", "the downstream")
     run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
     assert run.code == 1
-    copy = tmp_path / "copy"
-    shutil.copytree(example.root, copy)
-    down = copy / "downstream"
-    _resolve(down)
+    copy, down = _copied(example, tmp_path)
     before, original = _tree(copy), _tree(example.root)
     run = cli("upgrade", "--continue", cwd=down)
     assert (run.code, run.out) == (2, "")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-INFO = "Metadata-Version: 2.1\nName: storagekit\nVersion: {}\n"
+from port_support import port_one_patch
+
 OLD_TEST = "import gzip\nimport pickle\n\n\ndef test_threads():\n    pass\n"
 NEW_TEST = "import gzip\nimport os\nimport pickle\n\n\ndef test_threads():\n    pass\n"
 PATCH = """From: A Maintainer <maintainer@example.org>
@@ -35,25 +36,10 @@ index 083769d..5fc40c1 100644
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-
-
 def test_a_ported_patch_gets_the_diffstat_of_its_new_body(cli, tmp_path: Path) -> None:
-    _write(tmp_path / "old", {"tests/test_s3boto3.py": OLD_TEST, "PKG-INFO": INFO.format("1.0")})
-    _write(tmp_path / "new", {"tests/test_s3.py": NEW_TEST, "PKG-INFO": INFO.format("2.0")})
-    down = tmp_path / "down"
-    _write(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "storagekit"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": "0002-Allow-one-to-disable-network-tests.patch\n",
-            "patches/0002-Allow-one-to-disable-network-tests.patch": PATCH,
-        },
-    )
-    run = cli("port", "--to", "../new", cwd=down)
+    trees = ({"tests/test_s3boto3.py": OLD_TEST}, {"tests/test_s3.py": NEW_TEST})
+    name = "0002-Allow-one-to-disable-network-tests.patch"
+    run, down = port_one_patch(cli, tmp_path, "storagekit", trees, name, PATCH)
     assert run.code == 0, run.err
     text = (down / "patches-2.0" / "0002-Allow-one-to-disable-network-tests.patch").read_text()
     assert text[: text.index("diff --git")] == (

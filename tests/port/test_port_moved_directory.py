@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from port_support import port_one_patch
+
 FILES = {
     "pkg/__init__.py": "from pkg.core import run\n",
     "pkg/core.py": "def run():\n    return 1\n",
@@ -25,13 +27,6 @@ new file mode 100644
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-
-
-INFO = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
 #: The new release's files: the package moved under ``src/``.
 MOVED = {f"src/{path}": text for path, text in FILES.items()}
 
@@ -39,18 +34,7 @@ MOVED = {f"src/{path}": text for path, text in FILES.items()}
 def _port(cli, tmp_path: Path, new: dict[str, str], name: str, patch: str):
     """``port --to`` the release ``new`` (2.0) of a downstream whose series is the one patch
     ``name`` (``patch``) on :data:`FILES` (1.0, its pristine); the run and the downstream."""
-    _write(tmp_path / "old", {**FILES, "PKG-INFO": INFO.format("1.0")})
-    _write(tmp_path / "new", {**new, "PKG-INFO": INFO.format("2.0")})
-    down = tmp_path / "down"
-    _write(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": f"{name}\n",
-            f"patches/{name}": patch,
-        },
-    )
-    return cli("port", "--to", "../new", cwd=down), down
+    return port_one_patch(cli, tmp_path, "pkg", (FILES, new), name, patch)
 
 
 def test_a_created_file_follows_its_moved_directory(cli, tmp_path: Path) -> None:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-INFO = "Metadata-Version: 2.1\nName: pkg\nVersion: {}\n"
+from port_support import port_one_patch
+
 OLD = {
     "pkg/__init__.py": "from pkg.util import helper\n",
     "pkg/util.py": "def helper():\n    return 2\n",
@@ -31,25 +32,8 @@ rename to pkg/helpers.py
 """
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-
-
 def test_a_renamed_file_carries_upstream_changes(cli, tmp_path: Path) -> None:
-    _write(tmp_path / "old", {**OLD, "PKG-INFO": INFO.format("1.0")})
-    _write(tmp_path / "new", {**NEW, "PKG-INFO": INFO.format("2.0")})
-    down = tmp_path / "down"
-    _write(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\npristine = "../old"\n',
-            "patches/series": "rename.patch\n",
-            "patches/rename.patch": RENAMES,
-        },
-    )
-    run = cli("port", "--to", "../new", cwd=down)
+    run, down = port_one_patch(cli, tmp_path, "pkg", (OLD, NEW), "rename.patch", RENAMES)
     assert run.code == 1, run.err
     files = down / ".patchkeeper-port" / "conflict" / "files" / "pkg"
     assert (files / "helpers.py").read_text() == NEW["pkg/util.py"]

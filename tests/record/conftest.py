@@ -1,4 +1,5 @@
-"""Fixtures of the audit-record tests: the bundled example audited, and a private cache."""
+"""Fixtures of the audit-record tests: the bundled example audited, with a private cache
+(``private_cache``, of the root conftest)."""
 
 from __future__ import annotations
 
@@ -8,14 +9,6 @@ import pytest
 from recordhelpers import enable_evidence
 
 from helpers import Example
-
-
-@pytest.fixture
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """An empty ``PATCHKEEPER_CACHE``: the example's pin is not in it, nothing is fetched."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
-    return cache
 
 
 @pytest.fixture

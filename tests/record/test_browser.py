@@ -107,8 +107,9 @@ def test_nothing_is_wider_than_the_window(page: Path, tmp_path: Path) -> None:
     assert overflows(page, tmp_path) == "false"
 
 
-def test_a_runtime_record_with_long_keys_fits_the_window(cli, tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def test_a_runtime_record_with_long_keys_fits_the_window(
+    cli, tmp_path: Path, private_cache
+) -> None:
     shutil.copytree(Path(__file__).resolve().parents[1] / "runtime" / "fixtures", tmp_path / "w")
     plugin = tmp_path / "w" / "plugin"
     enable_evidence(plugin / "pyproject.toml")

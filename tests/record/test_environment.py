@@ -244,10 +244,9 @@ def test_a_checkout_with_its_commit_and_dirty_state(tmp_path: Path) -> None:
     assert (excluded.identity, excluded.dirty) == (f"commit {head}", False)
 
 
-def test_a_requirement_is_read_from_the_fetch_cache_only(tmp_path: Path, monkeypatch) -> None:
+def test_a_requirement_is_read_from_the_fetch_cache_only(tmp_path: Path, private_cache) -> None:
     from patchkeeper.upstream.fetch import RECORD_FORMAT, record_path
 
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     root = tmp_path / "cache" / "trees" / "pkdemo" / "pkdemo-1.0" / "pkdemo-1.0"
     root.mkdir(parents=True)
     record = {

@@ -27,8 +27,7 @@ KEYS = [
 
 
 @pytest.fixture
-def plugin(cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def plugin(cli, tmp_path: Path, private_cache: Path) -> Path:
     work = tmp_path / "work"
     shutil.copytree(FIXTURES, work)
     root = work / "plugin"

@@ -36,9 +36,8 @@ def _block(out: str, first: str) -> list[str]:
 
 
 @pytest.fixture
-def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def plugin(tmp_path: Path, private_cache: Path) -> Path:
     """The runtime fixtures, the new upstream's ``schedule`` returning through a long line."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     work = tmp_path / "work"
     shutil.copytree(REPO / "tests" / "runtime" / "fixtures", work)
     scheduler = work / "upstream-2.0" / "tinyup" / "scheduler.py"

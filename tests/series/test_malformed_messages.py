@@ -8,11 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from helpers import tree_bytes
+from helpers import tree_bytes, write_files
 
 HINT = "  hint: regenerate the patch; do not edit hunks by hand\n"
 HUNK = "@@ -1 +1 @@\n-x = 1\n+x = 2\n"
 HEADER = "--- a/metrics.py\n+++ b/metrics.py\n"
+
+
+def _downstream(root: Path, series: str, patch: str) -> None:
+    """A downstream in ``root`` whose series file is ``series``, naming ``m.patch``
+    (``patch``), with a target ``root/target`` holding ``pkg/metrics.py``."""
+    write_files(
+        root,
+        {
+            "target/pkg/metrics.py": "x = 1\n",
+            "patchkeeper.toml": 'upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n',
+            "patches/series": series,
+            "patches/m.patch": patch,
+        },
+    )
 
 
 @pytest.mark.parametrize(
@@ -45,12 +59,7 @@ HEADER = "--- a/metrics.py\n+++ b/metrics.py\n"
 def test_a_malformed_patch_is_named_in_our_words(
     cli, tmp_path: Path, patch: str, line: int, message: str
 ) -> None:
-    (tmp_path / "patches").mkdir()
-    (tmp_path / "target/pkg").mkdir(parents=True)
-    (tmp_path / "target/pkg/metrics.py").write_text("x = 1\n")
-    (tmp_path / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
-    (tmp_path / "patches/series").write_text("m.patch\n")
-    (tmp_path / "patches/m.patch").write_text(patch)
+    _downstream(tmp_path, "m.patch\n", patch)
     before = tree_bytes(tmp_path / "target")
     run = cli("apply", "--target", "target", cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
@@ -70,12 +79,7 @@ def test_a_series_or_patch_saved_as_utf16_names_its_encoding(
 ) -> None:
     # An editor's "Unicode" (or PowerShell's '>') writes UTF-16: every character of it is
     # followed by a NUL, and the message was about a control character or no diff at all.
-    (tmp_path / "patches").mkdir()
-    (tmp_path / "target/pkg").mkdir(parents=True)
-    (tmp_path / "target/pkg/metrics.py").write_text("x = 1\n")
-    (tmp_path / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
-    (tmp_path / "patches/series").write_text("# ours\nm.patch\n")
-    (tmp_path / "patches/m.patch").write_text("Subject: bump x\n\n" + HEADER + HUNK)
+    _downstream(tmp_path, "# ours\nm.patch\n", "Subject: bump x\n\n" + HEADER + HUNK)
     path = tmp_path / "patches" / wide
     path.write_bytes(path.read_text().encode(encoding))
     before = tree_bytes(tmp_path / "target")
@@ -143,12 +147,7 @@ def test_a_diff_in_another_format_is_named(
 ) -> None:
     # GNU patch reads these three formats too; "the patch holds no diff" sent the user
     # looking for a diff that was there.
-    (tmp_path / "patches").mkdir()
-    (tmp_path / "target/pkg").mkdir(parents=True)
-    (tmp_path / "target/pkg/metrics.py").write_text("x = 1\n")
-    (tmp_path / "patchkeeper.toml").write_text('upstream = "pkg"\npin = "1.0"\ndirectory = "pkg"\n')
-    (tmp_path / "patches/series").write_text("m.patch\n")
-    (tmp_path / "patches/m.patch").write_text(patch)
+    _downstream(tmp_path, "m.patch\n", patch)
     before = tree_bytes(tmp_path / "target")
     run = cli("apply", "--target", "target", cwd=tmp_path)
     assert (run.code, run.out, run.err) == (

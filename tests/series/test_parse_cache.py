@@ -53,8 +53,7 @@ SECOND = b"""\
 
 
 @pytest.fixture
-def series(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def series(tmp_path: Path, private_cache: Path) -> Path:
     patches = tmp_path / "patches"
     patches.mkdir()
     (patches / "first.patch").write_bytes(FIRST)

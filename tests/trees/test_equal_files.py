@@ -34,8 +34,7 @@ FILES = {"pkg/a.py": b"a = 1\n", "pkg/b.py": b"b = 2\n", "setup.py": b"setup()\n
 
 
 @pytest.fixture
-def trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Tree, Tree]:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def trees(tmp_path: Path, private_cache: Path) -> tuple[Tree, Tree]:
     return _tree(tmp_path / "target", FILES), _tree(tmp_path / "pristine", FILES)
 
 

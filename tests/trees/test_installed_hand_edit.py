@@ -9,13 +9,11 @@ The distribution is a real wheel installed by pip into a real virtual environmen
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import pure_wheel, site_packages, tree_bytes
+from helpers import site_packages, tree_bytes, venv_with_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -38,17 +36,8 @@ PATCH = (
 @pytest.fixture
 def venv_python(tmp_path: Path) -> Path:
     """The interpreter of a new virtual environment with pkdemo 1.0 installed by its pip."""
-    env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-    python = env / "bin" / "python"
     files = {"pkdemo/__init__.py": b"", "pkdemo/core.py": CORE}
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--disable-pip-version-check", str(pure_wheel(tmp_path, "pkdemo", files))],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return python
+    return venv_with_wheel(tmp_path, "pkdemo", files)
 
 
 def test_unapply_names_the_files_edited_since_apply(cli, tmp_path: Path, venv_python: Path) -> None:

@@ -16,12 +16,11 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import pure_wheel, site_packages
+from helpers import site_packages, venv_with_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -38,16 +37,7 @@ FILES = {"pkdemo/__init__.py": b"", "pkdemo/core.py": PRISTINE}
 @pytest.fixture
 def venv_python(tmp_path: Path) -> Path:
     """The interpreter of a new virtual environment with pkdemo 1.0 installed by its pip."""
-    env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-    python = env / "bin" / "python"
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--disable-pip-version-check", str(pure_wheel(tmp_path, "pkdemo", FILES))],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
-    return python
+    return venv_with_wheel(tmp_path, "pkdemo", FILES)
 
 
 def _downstream(root: Path) -> Path:

@@ -10,13 +10,11 @@ The distribution is a real wheel (a zip with ``.dist-info/METADATA``, ``WHEEL`` 
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import pure_wheel, site_packages
+from helpers import site_packages, venv_with_wheel
 
 pytestmark = pytest.mark.slow
 
@@ -37,16 +35,8 @@ PATCH = (
 def test_a_source_tree_patch_on_an_installed_distribution_says_what_to_do(
     cli, tmp_path: Path
 ) -> None:
-    env = tmp_path / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(env)], check=True)
-    python = env / "bin" / "python"
-    wheel = pure_wheel(tmp_path, "pkdemo", {"pkdemo/__init__.py": b"", "pkdemo/core.py": CORE})
-    subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--disable-pip-version-check", str(wheel)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    files = {"pkdemo/__init__.py": b"", "pkdemo/core.py": CORE}
+    python = venv_with_wheel(tmp_path, "pkdemo", files)
     downstream = tmp_path / "downstream"
     (downstream / "debian" / "patches").mkdir(parents=True)
     (downstream / "debian" / "patches" / "answer.patch").write_bytes(PATCH)

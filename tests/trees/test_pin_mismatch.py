@@ -33,6 +33,16 @@ def _wheel(source: Path, out: Path, version: str = "1.0") -> Path:
     return pure_wheel(out, "minihttp", files, version)
 
 
+def _install(wheel: Path, site: Path) -> None:
+    """Install ``wheel`` with pip into the directory ``site`` (``--target``), no index."""
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+         "--target", str(site), str(wheel)],
+        check=True,
+        capture_output=True,
+    )  # fmt: skip
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """minihttp 1.0 (the bundled example's, which every test's copy holds) installed by pip
@@ -40,12 +50,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("pin-mismatch")
     wheel = _wheel(EXAMPLES / "upstream" / "minihttp-1.0", work)
     site = work / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--target", str(site), str(wheel)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    _install(wheel, site)
     return site
 
 
@@ -92,12 +97,7 @@ def test_unapply_on_a_newer_release_says_it_is_not_the_pin(
     undoing hunks by hand."""
     wheel = _wheel(EXAMPLES / "upstream" / "minihttp-1.1", tmp_path, "1.1")
     site = tmp_path / "site"
-    subprocess.run(
-        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-         "--target", str(site), str(wheel)],
-        check=True,
-        capture_output=True,
-    )  # fmt: skip
+    _install(wheel, site)
     before = tree_bytes(site)
     run = cli("unapply", "--target", str(site), cwd=example.downstream)
     assert (run.code, run.err) == (

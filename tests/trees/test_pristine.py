@@ -6,6 +6,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from helpers import Example
 
 
@@ -13,6 +15,21 @@ def without_configured_pristine(example: Example) -> None:
     config = example.downstream / "patchkeeper.toml"
     lines = config.read_text().splitlines()
     config.write_text("\n".join(line for line in lines if not line.startswith("pristine")) + "\n")
+
+
+@pytest.fixture
+def pin_unfetchable(
+    example: Example, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, private_cache: Path
+) -> None:
+    """The example downstream without a configured pristine, and pip told to use only an
+    empty index at ``tmp_path/index``: the pin cannot be fetched; the cache is private."""
+    without_configured_pristine(example)
+    index = tmp_path / "index"
+    index.mkdir()
+    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
+    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
+    monkeypatch.setenv("PIP_FIND_LINKS", "")
+    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
 
 
 def test_configured_pristine_directory_is_the_default(cli, example: Example) -> None:
@@ -25,17 +42,8 @@ def test_configured_pristine_directory_is_the_default(cli, example: Example) -> 
     )
 
 
-def test_status_goes_on_when_the_pin_cannot_be_fetched(
-    cli, example: Example, monkeypatch, tmp_path
-) -> None:
-    without_configured_pristine(example)
-    index = tmp_path / "index"
-    index.mkdir()
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
-    monkeypatch.setenv("PIP_FIND_LINKS", "")
-    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+@pytest.mark.usefixtures("pin_unfetchable")
+def test_status_goes_on_when_the_pin_cannot_be_fetched(cli, example: Example) -> None:
     target = example.target()
     run = cli("status", "--target", str(target), cwd=example.downstream)
     assert run.code == 1
@@ -75,19 +83,10 @@ def test_verify_sees_changes_to_files_the_series_does_not_touch(cli, example: Ex
     assert cli("verify", "--target", str(target), cwd=example.downstream).code == 0
 
 
-def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(
-    cli, example: Example, monkeypatch, tmp_path
-) -> None:
+@pytest.mark.usefixtures("pin_unfetchable")
+def test_a_tree_that_cannot_be_fetched_is_named_by_its_role(cli, example: Example) -> None:
     """A fetch error says which tree was being fetched: for ``port`` with no ``--from``, the
     configured pin the user never typed, with the options that give it another way."""
-    without_configured_pristine(example)
-    index = tmp_path / "index"
-    index.mkdir()
-    monkeypatch.setenv("PIP_CONFIG_FILE", "/dev/null")
-    monkeypatch.setenv("PIP_INDEX_URL", index.as_uri())
-    monkeypatch.setenv("PIP_FIND_LINKS", "")
-    monkeypatch.setenv("PIP_EXTRA_INDEX_URL", "")
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     missing = "no project named 'minihttp' on the package indexes"
     run = cli("port", "--to", str(example.new), cwd=example.downstream)
     assert (run.code, run.out) == (2, "")

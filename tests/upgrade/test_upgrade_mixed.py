@@ -37,8 +37,7 @@ RUNTIME_CONFLICT = {
 
 
 @pytest.fixture
-def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def plugin(tmp_path: Path, private_cache: Path) -> Path:
     return mixed_downstream(tmp_path / "work")
 
 

@@ -29,8 +29,7 @@ FIXTURES = Path(__file__).resolve().parent.parent / "runtime" / "fixtures" / "up
 
 
 @pytest.fixture
-def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+def plugin(tmp_path: Path, private_cache: Path) -> Path:
     shutil.copytree(FIXTURES, tmp_path / "work")
     return tmp_path / "work" / "upplug"
 

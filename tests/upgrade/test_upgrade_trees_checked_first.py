@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LocalIndex, git, isolate_pip, make_tar
+from helpers import LocalIndex, git, isolate_pip, make_tar, write_files
 
 PATCH = """From: A Maintainer <maintainer@example.org>
 Subject: Avoid timestamps in the gzip-compressed tables
@@ -41,15 +41,15 @@ def _release(version: str) -> dict[str, str]:
     return {"PKG-INFO": info, "tools/conv_table.py": CONV}
 
 
-def _write(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
+def _releases(root: Path) -> None:
+    """pdfthing 1.0 and 2.0 unpacked at ``root/pdfthing-1.0`` and ``root/pdfthing-2.0``."""
+    for version in ("1.0", "2.0"):
+        write_files(root / f"pdfthing-{version}", _release(version))
 
 
 def _downstream(root: Path, series: str = "timestamps.patch\n") -> Path:
     down = root / "down"
-    _write(
+    write_files(
         down,
         {
             "debian/patches/series": series,
@@ -69,8 +69,7 @@ def _files(root: Path) -> list[str]:
 
 def test_a_mistyped_new_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> None:
     down = _downstream(tmp_path)
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-2.O", "--from", "../pdfthing-1.0", cwd=down)
@@ -88,7 +87,7 @@ def test_a_mistyped_new_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> 
 
 def test_a_mistyped_old_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> None:
     down = _downstream(tmp_path)
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    write_files(tmp_path / "pdfthing-2.0", _release("2.0"))
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.O", cwd=down)
@@ -129,8 +128,7 @@ def test_a_release_the_index_does_not_hold_starts_no_upgrade(
 
 def test_an_empty_series_is_nothing_to_upgrade(cli, tmp_path: Path) -> None:
     down = _downstream(tmp_path, series="# every patch went upstream\n")
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", cwd=down)
@@ -151,7 +149,7 @@ def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: P
     down = _downstream(tmp_path)
     (down / "patchkeeper.toml").write_text(CONFIG.replace('pin = "1.0"', 'pin = "2.0"'))
     git(down, "commit", "-q", "-am", "at 2.0")
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
+    write_files(tmp_path / "pdfthing-1.0", _release("1.0"))
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-1.0", cwd=down)
@@ -175,8 +173,7 @@ def test_a_series_naming_a_missing_patch_starts_no_upgrade(cli, tmp_path: Path) 
     """A patch taken out of ``debian/patches/`` but left in the series: the audit step ran and
     committed its evidence, then decide stopped the upgrade half done."""
     down = _downstream(tmp_path, series="timestamps.patch\nreproducible-cmaps.patch\n")
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli(
@@ -203,8 +200,7 @@ def test_a_truncated_patch_starts_no_upgrade(cli, tmp_path: Path) -> None:
     patch = down / "debian/patches/timestamps.patch"
     patch.write_text(PATCH[: PATCH.index("+out")])
     git(down, "commit", "-q", "-am", "a patch cut short")
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", "--json", cwd=down)
@@ -232,8 +228,7 @@ def test_a_broken_ledger_starts_no_upgrade(cli, tmp_path: Path) -> None:
     (down / "patchkeeper.toml").write_text(CONFIG + '\n[ledger]\nfile = "PATCHES.md"\n')
     git(down, "add", "-A")
     git(down, "commit", "-q", "-m", "a ledger")
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli(
@@ -256,8 +251,7 @@ def test_a_malformed_decisions_file_starts_no_upgrade(cli, tmp_path: Path) -> No
     down = _downstream(tmp_path)
     decisions = down / "patchkeeper-decisions.toml"
     decisions.write_text('[series."timestamps.patch"\ndecision = "carry"\n')
-    _write(tmp_path / "pdfthing-1.0", _release("1.0"))
-    _write(tmp_path / "pdfthing-2.0", _release("2.0"))
+    _releases(tmp_path)
     before = _files(down)
 
     run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-1.0", cwd=down)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from helpers import write_files
+
 PATCH = """Description: drop the network test
 Author: A Maintainer <maintainer@example.org>
 Forwarded: not-needed
@@ -38,19 +40,13 @@ source = "vcs"
 """
 
 
-def _tree(root: Path, files: dict[str, str]) -> None:
-    for path, text in files.items():
-        (root / path).parent.mkdir(parents=True, exist_ok=True)
-        (root / path).write_text(text)
-
-
 def _files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
 
 
 def test_a_new_pin_that_does_not_say_its_version_is_refused_first(cli, tmp_path: Path) -> None:
     down = tmp_path / "down"
-    _tree(
+    write_files(
         down,
         {
             "debian/patches/series": "no-net.patch\n",
@@ -60,8 +56,8 @@ def test_a_new_pin_that_does_not_say_its_version_is_refused_first(cli, tmp_path:
     )
     test = "import socket\nTIMEOUT = 5\n# tests\n"
     info = "Metadata-Version: 2.1\nName: chunky\nVersion: 1.0\n\n"
-    _tree(tmp_path / "chunky-1.0", {"PKG-INFO": info, "tests/test_net.py": test})
-    _tree(tmp_path / "checkout", {"pyproject.toml": PYPROJECT, "tests/test_net.py": test})
+    write_files(tmp_path / "chunky-1.0", {"PKG-INFO": info, "tests/test_net.py": test})
+    write_files(tmp_path / "checkout", {"pyproject.toml": PYPROJECT, "tests/test_net.py": test})
     before = _files(down)
     run = cli("upgrade", "--to", "../checkout", "--from", "../chunky-1.0", "--json", cwd=down)
     error = json.loads(run.out)["error"]

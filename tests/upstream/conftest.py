@@ -1,4 +1,5 @@
-"""Fixtures for the fetch tests: a private cache, and a package index on disk served as file://.
+"""Fixtures for the fetch tests: a package index on disk served as file:// (the private cache
+is the root conftest's ``private_cache``).
 
 The local index is a PEP 503 "simple" index written by the test (``simple/<project>/index.html``
 with ``<a href="../../files/FILE#sha256=...">`` links), announced to pip through
@@ -15,14 +16,6 @@ from pathlib import Path
 import pytest
 
 from helpers import LocalIndex, isolate_pip, make_tar
-
-
-@pytest.fixture
-def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh, empty ``PATCHKEEPER_CACHE`` for one test."""
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
-    return cache
 
 
 @pytest.fixture

@@ -489,11 +489,13 @@ def _upstreamed(
     shares: tuple[FileShare, ...],
     moved: tuple[MovedFile, ...] = (),
     kind: str = CODE,
+    verdict: Verdict = UPSTREAMED,
 ) -> PatchVerdict:
-    """An *upstreamed* verdict: ``why``, then how much of its added lines upstream has."""
+    """An *upstreamed* verdict (or ``verdict``, *partially upstreamed*): ``why``, then how
+    much of its added lines upstream has."""
     return PatchVerdict(
         patch.name,
-        UPSTREAMED,
+        verdict,
         f"{why}; " + share_text(shares),
         tuple(statuses),
         shares,
@@ -988,13 +990,8 @@ def _judge_failing(
         return _upstreamed(patch, tested, statuses, shares, kind=kind)
     at_place = _written_at_place(ws, patch, statuses, kind, ctx.pin)
     if at_place:
-        return PatchVerdict(
-            patch.name,
-            PARTIALLY_UPSTREAMED,
-            f"{at_place}; " + share_text(shares),
-            tuple(statuses),
-            shares,
-            kind=kind,
+        return _upstreamed(
+            patch, at_place, statuses, shares, kind=kind, verdict=PARTIALLY_UPSTREAMED
         )
     swapped = _swapped_imports(patch, statuses, kind, ctx)
     if swapped:
@@ -1009,16 +1006,10 @@ def _judge_failing(
         return replace(_upstreamed(patch, created, statuses, shares, kind=kind), mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
-        return PatchVerdict(
-            patch.name,
-            PARTIALLY_UPSTREAMED,
-            f"already upstream: {_refs(statuses, PRESENT)}; still to carry: "
-            f"{_refs(statuses, APPLIES)}; " + share_text(shares),
-            tuple(statuses),
-            shares,
-            kind=kind,
-            mentions=mentions,
-        )
+        why = f"already upstream: {_refs(statuses, PRESENT)}; still to carry: "
+        why += _refs(statuses, APPLIES)
+        verdict = _upstreamed(patch, why, statuses, shares, kind=kind, verdict=PARTIALLY_UPSTREAMED)
+        return replace(verdict, mentions=mentions)
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
         text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"

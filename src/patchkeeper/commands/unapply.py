@@ -20,18 +20,10 @@ from patchkeeper.commands.options import (
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE
 from patchkeeper.ledger.target_files import overlay_files
-from patchkeeper.progress import warn
-from patchkeeper.series.load import load_series
-from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import ApplyResult
-from patchkeeper.trees.tree import (
-    INSTALLED,
-    check_paths,
-    pristine_for,
-    refuse_fetch_cache,
-    target_tree,
-)
+from patchkeeper.trees.tree import INSTALLED, pristine_for
 from patchkeeper.trees.unapply_tree import UnapplyRequest, unapply_from_tree
+from patchkeeper.trees.writable import writable_target
 from patchkeeper.upstream.requirements import check_release_option
 
 
@@ -56,13 +48,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
     """
     pristine = request.pristine
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
-    _, patches = load_series(config)
-    tree = target_tree(config, request.target, request.python)
-    refuse_fetch_cache(tree, "unapply")
-    check_paths(tree, patches)
-    pin_note = pin_mismatch(config, tree)
-    if pin_note:
-        warn(pin_note)
+    patches, tree, pin_note = writable_target(config, request, "unapply")
     # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
     reference = None if from_record else pristine_for(config, tree, pristine, patches)

@@ -13,23 +13,18 @@ from dataclasses import replace
 
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_TARGET
-from patchkeeper.progress import warn
 from patchkeeper.series.hunk_evidence import MISSING_FILE
-from patchkeeper.series.load import load_series
 from patchkeeper.trees.apply_tree import apply_to_tree
 from patchkeeper.trees.layout_hint import installed_layout_hint, layout_hint
-from patchkeeper.trees.pin import pin_mismatch
 from patchkeeper.trees.results import DRIFTED, FAILED, PARTIAL, ApplyResult
 from patchkeeper.trees.tree import (
     DIRECTORY,
     INSTALLED,
     TargetChoice,
     Tree,
-    check_paths,
-    refuse_fetch_cache,
-    target_tree,
 )
 from patchkeeper.trees.unapply_tree import PIN_REFUSAL
+from patchkeeper.trees.writable import writable_target
 
 
 def apply_series(
@@ -47,13 +42,7 @@ def apply_series(
             tree of the fetch cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`).
         LockError: another process holds the target.
     """
-    _, patches = load_series(config)
-    tree = target_tree(config, choice.target, choice.python)
-    refuse_fetch_cache(tree, "apply")
-    check_paths(tree, patches)
-    pin_note = pin_mismatch(config, tree)
-    if pin_note:
-        warn(pin_note)
+    patches, tree, pin_note = writable_target(config, choice, "apply")
     result = apply_to_tree(tree, patches, lambda: overlays(tree), config.lock_timeout)
     if pin_note and result.outcome in (PARTIAL, DRIFTED):
         # on another release, upstream's own changes read as applied patches or drift: the
