@@ -89,7 +89,8 @@ def upstream_changed(target: str, trees: tuple[UpstreamTree, UpstreamTree]) -> s
 
 def _lines(node: ast.AST) -> set[str]:
     """The stripped lines of ``node`` unparsed without docstrings (formatting-neutral)."""
-    clean = strip_docstrings(ast.parse(ast.unparse(node)).body[0])
+    parsed = ast.parse(ast.unparse(node))
+    clean = strip_docstrings(parsed if isinstance(node, ast.Module) else parsed.body[0])
     return {line.strip() for line in ast.unparse(clean).splitlines() if line.strip()}
 
 
@@ -200,11 +201,12 @@ def entry_id(entry, patch_directory: str) -> str:
     return f"{file}::{entry.target}{key}"
 
 
-def replacement_node(root: Path, replacement: str) -> ast.stmt | None:
+def replacement_node(root: Path, replacement: str, depth: int = 0) -> ast.AST | None:
     """The plugin's replacement definition (``module:qualname``), parsed; ``None`` for an
-    expression or when it cannot be found."""
+    expression or when it cannot be found. A replacement the module only imports from
+    elsewhere in the plugin is followed there (:func:`_elsewhere`)."""
     module, _, qual = replacement.partition(":")
-    if not qual or "<" in replacement:
+    if not qual or "<" in replacement or depth > 3:
         return None
     base = root / Path(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
@@ -213,8 +215,84 @@ def replacement_node(root: Path, replacement: str) -> ast.stmt | None:
                 tree = ast.parse(path.read_bytes())
             except SyntaxError:
                 return None
-            return find_definition(tree, qual)
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            found = find_definition(tree, qual)
+            return found or _elsewhere(root, tree, package, qual, depth)
     return None
+
+
+def _defines(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` defines ``name`` (a function, class or assigned name) anywhere."""
+    for sub in ast.walk(node):
+        named = isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+        if named and sub.name == name:
+            return True
+        targets = sub.targets if isinstance(sub, ast.Assign) else []
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
+
+
+def _elsewhere(root: Path, tree: ast.Module, package: str, qual: str, depth: int):
+    """The definition of ``qual`` that :func:`find_definition` misses in a plugin module:
+    imported from another plugin module (followed there); a function nested in another
+    (``outer.inner``); defined in a version branch (the whole ``if``/``try`` statement,
+    every branch compared); or a module-level object (``kernel = Launcher()``: the
+    assignment with the module's definitions it names, as one ``ast.Module``)."""
+    head, _, rest = qual.partition(".")
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if (alias.asname or alias.name) != head:
+                    continue
+                source = node.module or ""
+                if node.level:
+                    parts = package.split(".")
+                    parent = ".".join(parts[: len(parts) - node.level + 1])
+                    source = f"{parent}.{source}".rstrip(".")
+                if not source.startswith(PACKAGE[0]):
+                    return None
+                target = ".".join([alias.name, rest]) if rest else alias.name
+                return replacement_node(root, f"{source}:{target}", depth + 1)
+    outer = find_definition(tree, head)
+    if outer is not None and rest:
+        for sub in ast.walk(outer):
+            named = isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            if named and sub.name == rest.rpartition(".")[2]:
+                return sub
+            # ``get_state_dtype = _get_state_dtype`` in a class: the function it names
+            if (
+                isinstance(sub, ast.Assign)
+                and isinstance(sub.value, ast.Name)
+                and any(isinstance(t, ast.Name) and t.id == rest for t in sub.targets)
+            ):
+                return find_definition(tree, sub.value.id)
+        return None
+    for kinds in ((ast.If, ast.Try), (ast.Assign,)):
+        for node in tree.body:
+            if isinstance(node, kinds) and _defines(node, head):
+                return ast.Module(body=_with_helpers(tree, node), type_ignores=[])
+    return None
+
+
+def _with_helpers(tree: ast.Module, node: ast.stmt) -> list[ast.stmt]:
+    """``node`` with the module-level functions and classes it names, and those they name
+    (a launcher object and its kernel), in file order."""
+    wanted = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    kept: list[ast.stmt] = []
+    while True:
+        more = [
+            other
+            for other in tree.body
+            if isinstance(other, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and other.name in wanted
+            and other not in kept
+        ]
+        if not more:
+            return sorted([*kept, node], key=lambda stmt: stmt.lineno)
+        kept += more
+        for other in more:
+            wanted |= {n.id for n in ast.walk(other) if isinstance(n, ast.Name)}
 
 
 def activation_text(entry) -> str:
@@ -379,7 +457,7 @@ def draft(old_req: str, new_req: str) -> tuple[dict, list[tuple[str, str, str, s
                     changed.append(OWN_CHANGE)
             rows.append((name, truth, "; ".join(changed), source))
         else:
-            rows.append((name, "retain", "replacement and activation unchanged", source))
+            rows.append((name, "retain", UNCHANGED, source))
     return pair, rows
 
 
@@ -405,17 +483,49 @@ def _changed_truth(changed: list[str], upstream: str, entry, other) -> str:
     return "retain"
 
 
+#: Why an entry is *retain* when the draft finds nothing changed.
+UNCHANGED = "replacement and activation unchanged"
+
+#: Why such a row is corrected to *update* (the draft once read only the patch file).
+ELSEWHERE = (
+    "the replacement, defined outside the patch file, changed with the upstream change "
+    "of the target"
+)
+
+
+def _followed_elsewhere(entry, by_target: dict, roots: tuple, trees: tuple) -> str:
+    """What the change of ``entry``'s replacement between the two plugin releases (``roots``)
+    shares with the upstream change of its target (:func:`follows_upstream`), for a row
+    reviewed as unchanged: ``""`` when the replacement did not change, cannot be found, or
+    changed for the plugin's own reasons, or when the target did not change upstream."""
+    matches = by_target.get((entry.target, entry.key), []) if entry else []
+    if not matches:
+        return ""
+    other = ([m for m in matches if m.file == entry.file] or matches)[0]
+    before = replacement_node(roots[0], entry.replacement)
+    after = replacement_node(roots[1], other.replacement)
+    if before is None or after is None or same_ast(before, after):
+        return ""
+    nodes = upstream_nodes(entry.target, trees)
+    if None in nodes or same_ast(*nodes):
+        return ""
+    return follows_upstream(before, after, *nodes)
+
+
 def review(truth_file: Path) -> list[str]:
     """Correct a reviewed truth file in place where the draft's rules now read the
     maintainers' commit differently: an *update* row drafted from "replacement code changed;
     ... upstream target changed" whose change :func:`follows_upstream` finds to be the
-    plugin's own becomes *retain*, its ``why`` saying so (:data:`OWN_CHANGE`). Every other
+    plugin's own becomes *retain*, its ``why`` saying so (:data:`OWN_CHANGE`); a *retain*
+    row drafted as unchanged whose replacement, followed outside the patch file, changed
+    with the upstream change of its target becomes *update* (:data:`ELSEWHERE`). Every other
     row (the hand-checked ones included) is left as it is. Returns the corrected entries."""
     text = truth_file.read_text(encoding="utf-8")
     pair = tomllib.loads(text)["pair"]
     old, old_root = inventory(f"vllm-ascend=={pair['plugin_old']}")
     new, new_root = inventory(f"vllm-ascend=={pair['plugin_new']}")
     trees = vllm_trees(pair)
+    roots = (old_root, new_root)
     patch_dir = old.inventory.patch_directory
     by_target = entries_by_target(new)
     entries, seen = {}, defaultdict(int)
@@ -428,6 +538,16 @@ def review(truth_file: Path) -> list[str]:
     for index, block in enumerate(blocks[1:], 1):
         row = tomllib.loads(block)
         why = row["why"]
+        if row["truth"] == "retain" and why == UNCHANGED:
+            shared = _followed_elsewhere(entries.get(row["entry"]), by_target, roots, trees)
+            if shared:
+                fact = f"{why}; corrected: {ELSEWHERE} ({shared})"
+                blocks[index] = (
+                    f'entry = {json.dumps(row["entry"])}\ntruth = "update"\n'
+                    f"why = {json.dumps(fact)}\n"
+                )
+                corrected.append(row["entry"])
+            continue
         if row["truth"] != "update" or "replacement code changed" not in why:
             continue
         if "upstream target changed" not in why or OWN_CHANGE in why:
