@@ -23,11 +23,12 @@ from __future__ import annotations
 import ast
 import re
 from typing import Any
+from unicodedata import is_normalized
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.syntax.astwalk import nodes, statements
+from patchkeeper.runtime.syntax.astwalk import leveled_statements, nodes, statements
 from patchkeeper.runtime.syntax.names import attribute_chain
 from patchkeeper.runtime.syntax.parsing import parse_file
 
@@ -105,6 +106,49 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
     return parsed
 
 
+def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | None:
+    """The top-level parts of ``module`` of ``tree`` in the order of the source, each
+    ``(first line, text)``: every function and class defined directly in the module's body
+    (decorators included: its summary's spans), and the lines between them. Each line is
+    in one part, and each part is whole statements of the module's body, which parse on
+    their own. For a reader that needs the parts naming some identifier only: an
+    identifier is written as its text where the text is in its normal form (NFKC, as the
+    parser reads identifiers), so a part whose text does not name it does not hold it.
+    ``None`` when the module has no summary made this run or stored
+    (:meth:`UpstreamTree.summary`: it was parsed whole for it), does not parse (its summary
+    says so), or its text is not in its normal form or was not read whole as UTF-8."""
+    found = tree.module_file(module)
+    if found is None:
+        return None
+    summary = tree.summaries.get(module)
+    if summary is None and tree.cache.valid(found[0]):
+        summary = tree.summary(module)
+    if summary is None or summary.syntax_error:
+        return None
+    lines = tree.source_lines(module, 1, 10**9)
+    text = "".join(lines)
+    if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
+        return None
+    spans = sorted(
+        (definition.line, definition.end_line)
+        for qual, definition in summary.definitions.items()
+        if definition.kind in ("function", "class") and not definition.conditional
+        if "." not in qual
+    )
+    parts: list[tuple[int, str]] = []
+    following = 1
+    for start, end in spans:
+        if start < following:  # not met: the statements of a module do not overlap
+            return None
+        if start > following:
+            parts.append((following, "".join(lines[following - 1 : start - 1])))
+        parts.append((start, "".join(lines[start - 1 : end])))
+        following = end + 1
+    if following <= len(lines):
+        parts.append((following, "".join(lines[following - 1 :])))
+    return parts
+
+
 _Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]
 _FUNCTIONS: dict[tuple[str, str], list[_Function]] = {}
 
@@ -118,10 +162,58 @@ def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
         found: list[_Function] = []
         for node in statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-                found.append((node.name, node, start, node.end_lineno or node.lineno))
+                found.append(_function(node))
         _FUNCTIONS[key] = found
     return _FUNCTIONS[key]
+
+
+#: A module's top-level parts (:func:`module_parts`) for :func:`_named_functions`, each
+#: ``[first line, text, its functions with their depth]`` (``None`` until parsed); ``None``
+#: for a module not read in parts.
+_FUNCTION_PARTS: dict[tuple[str, str], list[list[Any]] | None] = {}
+
+
+def _named_functions(tree: UpstreamTree, module: str, name: str) -> list[_Function] | None:
+    """The functions of ``module`` of ``tree`` as :func:`_functions` gives them (in its
+    order), but those of the top-level parts (:func:`module_parts`) whose text is ASCII and
+    does not name ``name``: parts that are not parsed, since :func:`_callers` passes over
+    each such function unwalked anyway. Such a module was parsed whole for its summary
+    already. ``None`` (the caller reads the whole module, :func:`_functions`) when its
+    functions were read whole already, or the module is not split."""
+    key = (str(tree.root), module)
+    if key in _FUNCTIONS:
+        return None
+    if key not in _FUNCTION_PARTS:
+        split = module_parts(tree, module)
+        _FUNCTION_PARTS[key] = None if split is None else [[*part, None] for part in split]
+    parts = _FUNCTION_PARTS[key]
+    if parts is None:
+        return None
+    found: list[tuple[int, int, int, _Function]] = []
+    for index, part in enumerate(parts):
+        first, text, functions = part
+        if text.isascii() and name not in text:
+            continue
+        if functions is None:
+            try:  # its lines where they are in the module
+                parsed = ast.parse("\n" * (first - 1) + text)
+            except (SyntaxError, ValueError):  # not met: each part is whole statements
+                _FUNCTION_PARTS[key] = None
+                return None
+            functions = part[2] = [
+                (depth, _function(node))
+                for depth, node in leveled_statements(parsed)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        found += [(depth, index, order, f) for order, (depth, f) in enumerate(functions)]
+    found.sort(key=lambda row: row[:3])
+    return [row[3] for row in found]
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Function:
+    """``(name, node, first line, last line)`` of a function, decorators included."""
+    start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    return (node.name, node, start, node.end_lineno or node.lineno)
 
 
 _MENTIONS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
@@ -146,10 +238,14 @@ def _callers(
     """``(qualname, node, source)`` of the functions of the target's module that mention
     the target's name (its callers in that module). A function whose ASCII source does not
     contain the name cannot mention it (an identifier is its own text there), so only the
-    others are walked."""
+    others are walked; the parts of a summarized module holding none of them are not
+    parsed (:func:`_named_functions`)."""
     name = found.qualname.rsplit(".", 1)[-1]
     callers = []
-    for qual, node, start, end in _functions(tree, found.module):
+    functions = _named_functions(tree, found.module, name)
+    if functions is None:
+        functions = _functions(tree, found.module)
+    for qual, node, start, end in functions:
         if qual == name:
             continue
         text = "".join(tree.source_lines(found.module, start, end))

@@ -27,10 +27,9 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
-from unicodedata import is_normalized
 
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.hooks import module_ast
+from patchkeeper.runtime.judge.hooks import module_ast, module_parts
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.astwalk import calls as calls_of
 from patchkeeper.runtime.syntax.names import walk_statements
@@ -308,28 +307,28 @@ def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool |
     return summary is not None
 
 
-#: A module's top-level parts (:func:`_parts`), each ``[text, its calls by callee]`` (the
-#: calls ``None`` until the part is parsed); ``None`` for a module not read in parts.
+#: A module's top-level parts (:func:`~patchkeeper.runtime.judge.hooks.module_parts`),
+#: each ``[text, its calls by callee]`` (the calls ``None`` until the part is parsed);
+#: ``None`` for a module not read in parts.
 _PARTS: dict[tuple[str, str], list[list[object]] | None] = {}
 
 
 def _named_calls(tree: UpstreamTree, module: str, callees: frozenset[str]) -> _ByCallee | None:
     """The calls of ``module`` of ``tree`` whose callee is one of ``callees``, by callee, as
     :func:`_module_calls` gives them (the lists in no particular order), read from the
-    parts of the module whose text names one of them (:func:`_parts`): a call's callee is
-    an identifier of the source, written as its text where the text is in its normal form
-    (NFKC, as the parser reads identifiers), so a part whose text names none of
-    ``callees`` calls none of them and is not parsed. Such a module was parsed whole for
+    top-level parts of the module (:func:`~patchkeeper.runtime.judge.hooks.module_parts`)
+    whose text names one of them: a call's callee is an identifier, so a part that does
+    not name it calls none of them and is not parsed. Such a module was parsed whole for
     its summary already; parsing it whole again for the calls of one or two names cost as
     much as that first parse. ``None`` (the caller reads the whole module,
     :func:`_module_calls`) when its calls were read whole already, for a callee any call
-    counts for (:data:`_CALLED_THROUGH_OBJECT`), and where :func:`_parts` does not split
-    the module."""
+    counts for (:data:`_CALLED_THROUGH_OBJECT`), and where the module is not split."""
     key = (str(tree.root), module)
     if key in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
         return None
     if key not in _PARTS:
-        _PARTS[key] = _parts(tree, module)
+        split = module_parts(tree, module)
+        _PARTS[key] = None if split is None else [[text, None] for _start, text in split]
     parts = _PARTS[key]
     if parts is None:
         return None
@@ -356,47 +355,6 @@ def _named_calls(tree: UpstreamTree, module: str, callees: frozenset[str]) -> _B
             if callee in read:
                 found.setdefault(callee, []).extend(read[callee])
     return found
-
-
-def _parts(tree: UpstreamTree, module: str) -> list[list[object]] | None:
-    """The top-level parts of ``module`` of ``tree`` in the order of the source, each
-    ``[text, None]``: every function and class defined directly in the module's body
-    (decorators included: its summary's spans), and the lines between them. Each line is
-    in one part, and each part is whole statements of the module's body, which parse on
-    their own. ``None`` when the module has no summary made this run or stored
-    (:meth:`UpstreamTree.summary`), does not parse (its summary says so), or its text is
-    not in its normal form (NFKC) or was not read whole as UTF-8: its identifiers may
-    then be written otherwise than the parser reads them."""
-    found = tree.module_file(module)
-    if found is None:
-        return None
-    summary = tree.summaries.get(module)
-    if summary is None and tree.cache.valid(found[0]):
-        summary = tree.summary(module)
-    if summary is None or summary.syntax_error:
-        return None
-    lines = tree.source_lines(module, 1, 10**9)
-    text = "".join(lines)
-    if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
-        return None
-    spans = sorted(
-        (definition.line, definition.end_line)
-        for qual, definition in summary.definitions.items()
-        if definition.kind in ("function", "class") and not definition.conditional
-        if "." not in qual
-    )
-    parts: list[list[object]] = []
-    following = 1
-    for start, end in spans:
-        if start < following:  # not met: the statements of a module do not overlap
-            return None
-        if start > following:
-            parts.append(["".join(lines[following - 1 : start - 1]), None])
-        parts.append(["".join(lines[start - 1 : end]), None])
-        following = end + 1
-    if following <= len(lines):
-        parts.append(["".join(lines[following - 1 :]), None])
-    return parts
 
 
 def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:
