@@ -2,8 +2,9 @@
 read from the parsed module only when its text allows a caller that mentions the function
 and consults a hook; a module whose ASCII text names the function once, or holds no hook
 word, is not parsed, and the answer is the same. A module summarized for the lookups (parsed
-whole then) is read in parts: only its top-level definitions and the lines between them
-that name the function are parsed, and its functions come in the whole module's order."""
+whole then) is read in parts: only its functions, its classes' methods, the rest of its
+classes and the lines between them that name the function are parsed, each at its lines,
+and its functions come in the whole module's order."""
 
 from __future__ import annotations
 
@@ -117,24 +118,20 @@ def test_the_functions_read_in_parts_come_in_the_whole_module_order(tmp_path: Pa
     named = hooks._named_functions(tree, "up.mod", "target")
     assert named is not None
     rows = [(name, first, last) for name, _node, first, last in named]
-    # helper's part names no "target": its function is left out, unparsed
-    assert rows == [
-        ("target", 4, 5),
-        ("go", 9, 13),
-        ("stop", 15, 16),
-        ("fallback", 25, 26),
-        ("inner", 10, 11),
-    ]
+    # the parts of helper and stop name no "target": their functions are left out, unparsed
+    assert rows == [("target", 4, 5), ("go", 9, 13), ("fallback", 25, 26), ("inner", 10, 11)]
     whole = [(name, first, last) for name, _node, first, last in hooks._functions(tree, "up.mod")]
-    assert [row for row in whole if row[0] != "helper"] == rows
+    assert [row for row in whole if row[0] not in ("helper", "stop")] == rows
     parts = hooks._FUNCTION_PARTS[(str(tree.root), "up.mod")]
     assert parts is not None
-    assert [(part[0], part[2] is not None) for part in parts] == [
-        (1, False),
-        (4, True),
-        (6, False),
-        (8, True),
-        (17, False),
-        (19, False),
-        (21, True),
+    assert [(part[0], part[1].splitlines()[0], part[2] is not None) for part in parts] == [
+        (1, "import os", False),
+        (4, "def target(x):", True),
+        (6, "", False),
+        (8, "if 1:", True),  # go, on its lines after the "if 1:" line
+        (14, "if 1:", False),  # stop
+        (8, "class Runner:", False),  # the rest of the class
+        (17, "", False),
+        (19, "def helper():", False),
+        (21, "", True),
     ]

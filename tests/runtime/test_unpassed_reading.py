@@ -3,8 +3,8 @@ parses for their calls: a module importing the target's class whose ASCII text n
 of the methods asked about is not parsed, but to check that it parses when no summary
 tells it and the answer is not empty; a module that does not parse still empties the
 answer, and a text that is not ASCII is parsed. A module summarized already is read in
-parts for its calls: only the top-level definitions and the lines between them that name
-the callee asked about are parsed.
+parts for its calls: only its functions, its classes' methods, the rest of its classes
+and the lines between them that name the callee asked about are parsed.
 
 The upstream tree is written by the test: ``lib.Engine.step`` gains ``fast=False``; ``a``
 imports ``Engine`` and calls ``step`` with ``fast``; ``b`` imports ``Engine`` and calls
@@ -168,13 +168,14 @@ def test_a_summarized_module_is_read_in_the_parts_naming_the_callee(
     )
     parts = unpassed._PARTS[(str(tree.root), "pkg.a")]
     assert parts is not None
-    assert [part[1] is not None for part in parts] == [True, True, False, True, True]
-    assert [str(part[0]).splitlines()[0] for part in parts] == [
-        "from pkg.lib import Engine",
-        "@staticmethod",
-        "",
-        "class Loop:",
-        "",
+    assert [part[1] is not None for part in parts] == [True, True, False, True, False, True]
+    assert [str(part[0]).splitlines()[:2] for part in parts] == [
+        ["from pkg.lib import Engine", ""],
+        ["@staticmethod", "def run(other):"],
+        ["", ""],
+        ["if 1:", "    def go(self):"],  # a method apart
+        ["class Loop:", "    pass"],  # the rest of its class
+        ["", ""],
     ]
     assert read_parse_log(log) == [str(tree.root / "pkg" / "a.py")]  # _module_calls only
 
@@ -192,7 +193,7 @@ def test_a_part_naming_no_callee_is_not_parsed(
     }
     parts = unpassed._PARTS[(str(tree.root), "pkg.a")]
     assert parts is not None
-    assert [part[1] is not None for part in parts] == [False, True, False, False, False]
+    assert [part[1] is not None for part in parts] == [False, True, False, False, False, False]
     # a callee any call counts for is read from the whole module
     assert unpassed._named_calls(tree, "pkg.a", frozenset({"forward"})) is None
 

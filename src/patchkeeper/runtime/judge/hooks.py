@@ -107,16 +107,22 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
 
 
 def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | None:
-    """The top-level parts of ``module`` of ``tree`` in the order of the source, each
-    ``(first line, text)``: every function and class defined directly in the module's body
-    (decorators included: its summary's spans), and the lines between them. Each line is
-    in one part, and each part is whole statements of the module's body, which parse on
-    their own. For a reader that needs the parts naming some identifier only: an
-    identifier is written as its text where the text is in its normal form (NFKC, as the
-    parser reads identifiers), so a part whose text does not name it does not hold it.
-    ``None`` when the module has no summary made this run or stored
-    (:meth:`UpstreamTree.summary`: it was parsed whole for it), does not parse (its summary
-    says so), or its text is not in its normal form or was not read whole as UTF-8."""
+    """The parts of ``module`` of ``tree`` in the order of the source, each ``(first line,
+    text)``, each text parsing on its own with its lines where they are in the module
+    (after ``first line - 1`` empty lines): every function defined directly in the
+    module's body, every method defined directly in the body of such a class (after an
+    ``if 1:`` line, as its lines are indented: the method is at the same depth of the
+    parse as in the module), the rest of each such class (each of those methods left out
+    for a ``pass`` at its indent and as many empty lines), and the lines between them
+    (decorators go with their definition: the summary's spans). Each line holding code
+    is in one part. A class holds most of a module, and the reads of one name are in a
+    few of its methods. For a reader that needs the parts naming some identifier only:
+    an identifier is written as its text where the text is in its normal form (NFKC, as
+    the parser reads identifiers), so a part whose text does not name it does not hold
+    it. ``None`` when the module has no summary made this run or stored
+    (:meth:`UpstreamTree.summary`: it was parsed whole for it), does not parse (its
+    summary says so), or its text is not in its normal form or was not read whole as
+    UTF-8."""
     found = tree.module_file(module)
     if found is None:
         return None
@@ -129,20 +135,39 @@ def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | Non
     text = "".join(lines)
     if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
         return None
-    spans = sorted(
-        (definition.line, definition.end_line)
-        for qual, definition in summary.definitions.items()
-        if definition.kind in ("function", "class") and not definition.conditional
-        if "." not in qual
-    )
+    spans: list[tuple[int, int, str]] = []
+    methods: dict[str, list[tuple[int, int]]] = {}
+    for qual, definition in summary.definitions.items():
+        if definition.conditional or definition.kind not in ("function", "class"):
+            continue
+        owner, dot, name = qual.partition(".")
+        if not dot:
+            spans.append((definition.line, definition.end_line, qual))
+        elif "." not in name and definition.kind == "function":
+            methods.setdefault(owner, []).append((definition.line, definition.end_line))
     parts: list[tuple[int, str]] = []
     following = 1
-    for start, end in spans:
+    for start, end, qual in sorted(spans):
         if start < following:  # not met: the statements of a module do not overlap
             return None
         if start > following:
             parts.append((following, "".join(lines[following - 1 : start - 1])))
-        parts.append((start, "".join(lines[start - 1 : end])))
+        inner = sorted(m for m in methods.get(qual, ()) if start < m[0] and m[1] <= end)
+        if inner:  # a class with methods: each apart
+            rest: list[str] = []
+            at = start
+            for first, last in inner:
+                if first < at:  # not met: the statements of a class do not overlap
+                    return None
+                line = lines[first - 1]
+                indent = line[: len(line) - len(line.lstrip())]
+                rest += [*lines[at - 1 : first - 1], indent + "pass\n", *["\n"] * (last - first)]
+                parts.append((first - 1, "if 1:\n" + "".join(lines[first - 1 : last])))
+                at = last + 1
+            rest += lines[at - 1 : end]
+            parts.append((start, "".join(rest)))
+        else:
+            parts.append((start, "".join(lines[start - 1 : end])))
         following = end + 1
     if following <= len(lines):
         parts.append((following, "".join(lines[following - 1 :])))
@@ -167,7 +192,7 @@ def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
     return _FUNCTIONS[key]
 
 
-#: A module's top-level parts (:func:`module_parts`) for :func:`_named_functions`, each
+#: A module's parts (:func:`module_parts`) for :func:`_named_functions`, each
 #: ``[first line, text, its functions with their depth]`` (``None`` until parsed); ``None``
 #: for a module not read in parts.
 _FUNCTION_PARTS: dict[tuple[str, str], list[list[Any]] | None] = {}
@@ -175,11 +200,12 @@ _FUNCTION_PARTS: dict[tuple[str, str], list[list[Any]] | None] = {}
 
 def _named_functions(tree: UpstreamTree, module: str, name: str) -> list[_Function] | None:
     """The functions of ``module`` of ``tree`` as :func:`_functions` gives them (in its
-    order), but those of the top-level parts (:func:`module_parts`) whose text is ASCII and
-    does not name ``name``: parts that are not parsed, since :func:`_callers` passes over
-    each such function unwalked anyway. Such a module was parsed whole for its summary
-    already. ``None`` (the caller reads the whole module, :func:`_functions`) when its
-    functions were read whole already, or the module is not split."""
+    order: by depth, then by line), but those of the parts (:func:`module_parts`) whose
+    text is ASCII and does not name ``name``: parts that are not parsed, since
+    :func:`_callers` passes over each such function unwalked anyway. Such a module was
+    parsed whole for its summary already. ``None`` (the caller reads the whole module,
+    :func:`_functions`) when its functions were read whole already, or the module is not
+    split."""
     key = (str(tree.root), module)
     if key in _FUNCTIONS:
         return None
@@ -189,8 +215,8 @@ def _named_functions(tree: UpstreamTree, module: str, name: str) -> list[_Functi
     parts = _FUNCTION_PARTS[key]
     if parts is None:
         return None
-    found: list[tuple[int, int, int, _Function]] = []
-    for index, part in enumerate(parts):
+    found: list[tuple[int, int, _Function]] = []
+    for part in parts:
         first, text, functions = part
         if text.isascii() and name not in text:
             continue
@@ -205,9 +231,9 @@ def _named_functions(tree: UpstreamTree, module: str, name: str) -> list[_Functi
                 for depth, node in leveled_statements(parsed)
                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
             ]
-        found += [(depth, index, order, f) for order, (depth, f) in enumerate(functions)]
-    found.sort(key=lambda row: row[:3])
-    return [row[3] for row in found]
+        found += [(depth, f[1].lineno, f) for depth, f in functions]
+    found.sort(key=lambda row: row[:2])
+    return [row[2] for row in found]
 
 
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Function:

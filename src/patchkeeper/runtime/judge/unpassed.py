@@ -307,7 +307,7 @@ def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool |
     return summary is not None
 
 
-#: A module's top-level parts (:func:`~patchkeeper.runtime.judge.hooks.module_parts`),
+#: A module's parts (:func:`~patchkeeper.runtime.judge.hooks.module_parts`),
 #: each ``[text, its calls by callee]`` (the calls ``None`` until the part is parsed);
 #: ``None`` for a module not read in parts.
 _PARTS: dict[tuple[str, str], list[list[object]] | None] = {}
@@ -316,19 +316,20 @@ _PARTS: dict[tuple[str, str], list[list[object]] | None] = {}
 def _named_calls(tree: UpstreamTree, module: str, callees: frozenset[str]) -> _ByCallee | None:
     """The calls of ``module`` of ``tree`` whose callee is one of ``callees``, by callee, as
     :func:`_module_calls` gives them (the lists in no particular order), read from the
-    top-level parts of the module (:func:`~patchkeeper.runtime.judge.hooks.module_parts`)
-    whose text names one of them: a call's callee is an identifier, so a part that does
-    not name it calls none of them and is not parsed. Such a module was parsed whole for
-    its summary already; parsing it whole again for the calls of one or two names cost as
-    much as that first parse. ``None`` (the caller reads the whole module,
-    :func:`_module_calls`) when its calls were read whole already, for a callee any call
-    counts for (:data:`_CALLED_THROUGH_OBJECT`), and where the module is not split."""
+    parts of the module (:func:`~patchkeeper.runtime.judge.hooks.module_parts`: its
+    functions, its classes' methods and the rest) whose text names one of them: a
+    callee is an identifier, so a part not naming it calls none of them and is not
+    parsed. Such a module was parsed whole for its summary already; parsing it whole
+    again for the calls of one or two names cost as much as that first parse. ``None``
+    (the caller reads the whole module, :func:`_module_calls`) when its calls were read
+    whole already, for a callee any call counts for (:data:`_CALLED_THROUGH_OBJECT`), and
+    where the module is not split."""
     key = (str(tree.root), module)
     if key in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
         return None
     if key not in _PARTS:
         split = module_parts(tree, module)
-        _PARTS[key] = None if split is None else [[text, None] for _start, text in split]
+        _PARTS[key] = None if split is None else [[text, None] for _first, text in split]
     parts = _PARTS[key]
     if parts is None:
         return None

@@ -102,9 +102,10 @@ def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
 def leveled_statements(root: ast.AST) -> Iterator[tuple[int, ast.AST]]:
     """``(depth, node)`` for each node :func:`statements` gives, in its order: ``root`` at
     depth 0, the statements of its body at depth 1, and so on (the order is breadth first:
-    the depths never fall). The statements of a module's body parsed apart, at depth 1 in
-    each part, come in the whole module's order once sorted by depth, then by part, then
-    by their order in the part."""
+    the depths never fall). Each statement's fields list its statements in the order of
+    the source, so at each depth the order is the source's: statements of one module
+    parsed in parts, each at its lines and depth, come in the whole module's order once
+    sorted by depth, then by line."""
     todo: deque[tuple[ast.AST, int]] = deque([(root, 0)])
     while todo:
         node, depth = todo.popleft()
