@@ -217,3 +217,18 @@ def test_without_the_passing_module_the_parameter_is_unpassed(
     found, parsed = _answer(tree, tmp_path, monkeypatch)
     assert found == frozenset({("step", "fast")})
     assert parsed == ["pkg/lib.py", "pkg/a.py"]
+
+
+def test_a_module_with_a_line_end_the_parser_does_not_count_is_read_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tree = _tree(tmp_path, B)
+    # a form feed: a line end to str.splitlines, none to the parser
+    (tree.root / "pkg" / "a.py").write_text(CALLER.replace("\n\n\nclass", "\n\x0c\n\nclass"))
+    assert tree.summary("pkg.a") is not None
+    monkeypatch.setattr(unpassed, "_CALLS", {})
+    monkeypatch.setattr(unpassed, "_PARTS", {})
+    assert unpassed._named_calls(tree, "pkg.a", frozenset({"step"})) is None
+    assert unpassed._PARTS[(str(tree.root), "pkg.a")] is None
+    found = unpassed._module_calls(tree, "pkg.a")
+    assert found is not None and len(found["step"]) == 4

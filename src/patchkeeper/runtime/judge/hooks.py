@@ -106,6 +106,12 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
     return parsed
 
 
+#: The line ends :meth:`str.splitlines` (and so :meth:`UpstreamTree.source_lines`) knows
+#: besides the parser's ``"\n"``, ``"\r\n"`` and ``"\r"``; ``"\r"`` is listed too (the
+#: two count it alike): a module with any of them is read whole, not worth the doubt.
+_OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | None:
     """The parts of ``module`` of ``tree`` in the order of the source, each ``(first line,
     text)``, each text parsing on its own with its lines where they are in the module
@@ -121,8 +127,9 @@ def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | Non
     the parser reads identifiers), so a part whose text does not name it does not hold
     it. ``None`` when the module has no summary made this run or stored
     (:meth:`UpstreamTree.summary`: it was parsed whole for it), does not parse (its
-    summary says so), or its text is not in its normal form or was not read whole as
-    UTF-8."""
+    summary says so), holds a line end the parser does not count (its summary's line
+    numbers would not be its lines' places), or its text is not in its normal form or was
+    not read whole as UTF-8."""
     found = tree.module_file(module)
     if found is None:
         return None
@@ -133,6 +140,8 @@ def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | Non
         return None
     lines = tree.source_lines(module, 1, 10**9)
     text = "".join(lines)
+    if _OTHER_LINE_ENDS.search(text):  # lines the summary's numbers do not count
+        return None
     if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
         return None
     spans: list[tuple[int, int, str]] = []
