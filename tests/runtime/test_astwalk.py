@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.syntax.astwalk import calls, nodes, scoped_nodes, statements
+from patchkeeper.runtime.syntax.astwalk import (
+    calls,
+    leveled_statements,
+    nodes,
+    scoped_nodes,
+    statements,
+)
 
 SOURCE = '''
 import os
@@ -82,3 +88,15 @@ def test_scoped_nodes_say_what_runs_at_import() -> None:
     # defaults and decorators too: the cross-check has always counted them so)
     assert at_import == {"vllm.envs", "vllm.envs.VALUE", "vllm.envs.ON"}
     assert later == {"os.sep", "self.flag", "y.attr", "Config.build"}
+
+
+def test_leveled_statements_are_statements_with_their_depth() -> None:
+    tree = ast.parse(SOURCE)
+    leveled = list(leveled_statements(tree))
+    assert [node for _depth, node in leveled] == list(statements(tree))
+    depths = [depth for depth, _node in leveled]
+    assert depths == sorted(depths)
+    kinds = [(depth, type(node).__name__) for depth, node in leveled]
+    assert kinds[:4] == [(0, "Module"), (1, "Import"), (1, "ImportFrom"), (1, "FunctionDef")]
+    assert (3, "ExceptHandler") in kinds and (4, "Raise") in kinds
+    assert (3, "match_case") in kinds and (4, "Pass") in kinds

@@ -1,7 +1,10 @@
 """The hooks a changed module-level function's callers consult (judge's *migrate* rule) are
 read from the parsed module only when its text allows a caller that mentions the function
 and consults a hook; a module whose ASCII text names the function once, or holds no hook
-word, is not parsed, and the answer is the same."""
+word, is not parsed, and the answer is the same. A module summarized for the lookups (parsed
+whole then) is read in parts: only its functions, its classes' methods, the rest of its
+classes and the lines between them that name the function are parsed, each at its lines,
+and its functions come in the whole module's order."""
 
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ UNRELATED_HOOK = (
 
 def _candidates(tmp_path: Path, new_text: str) -> tuple[dict[str, str], bool]:
     """The hook candidates of ``up.mod.target`` from OLD to ``new_text``, and whether the
-    new module was parsed whole for its callers."""
+    new module was read for its callers (parsed whole, or in parts)."""
     trees = []
     for name, text in (("old", OLD), ("new", new_text)):
         (tmp_path / name / "up").mkdir(parents=True)
@@ -56,7 +59,9 @@ def _candidates(tmp_path: Path, new_text: str) -> tuple[dict[str, str], bool]:
     found = hooks.candidates(
         new, trees[1], upstream_code(trees[0], old), upstream_code(trees[1], new)
     )
-    return found, (str(trees[1].root), "up.mod") in hooks._PARSED
+    key = (str(trees[1].root), "up.mod")
+    assert key not in hooks._PARSED  # summarized by the lookups: read in parts
+    return found, key in hooks._FUNCTION_PARTS
 
 
 def test_a_caller_consulting_a_hook_is_found_in_the_parsed_module(tmp_path: Path) -> None:
@@ -71,3 +76,62 @@ def test_a_module_without_hook_words_is_not_parsed(tmp_path: Path) -> None:
 
 def test_a_module_naming_the_target_once_is_not_parsed(tmp_path: Path) -> None:
     assert _candidates(tmp_path, UNRELATED_HOOK) == ({}, False)
+
+
+#: Functions at three depths over four top-level parts; the ones naming ``target``: a
+#: top-level function, a method, a function nested in a method, a conditional one.
+NESTED = """import os
+
+
+def target(x):
+    return x
+
+
+class Runner:
+    def go(self):
+        def inner():
+            return target(1)
+
+        return inner()
+
+    def stop(self):
+        return None
+
+
+def helper():
+    return os.sep
+
+
+if os.sep:
+
+    def fallback():
+        return target(2)
+"""
+
+
+def test_the_functions_read_in_parts_come_in_the_whole_module_order(tmp_path: Path) -> None:
+    (tmp_path / "up").mkdir()
+    (tmp_path / "up" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "up" / "mod.py").write_text(NESTED, encoding="utf-8")
+    tree = UpstreamTree(tmp_path, ("up",))
+    assert tree.summary("up.mod") is not None
+    named = hooks._named_functions(tree, "up.mod", "target")
+    assert named is not None
+    rows = [(name, first, last) for name, _node, first, last in named]
+    # the parts of helper and stop name no "target": their functions are left out, unparsed
+    assert rows == [("target", 4, 5), ("go", 9, 13), ("fallback", 25, 26), ("inner", 10, 11)]
+    whole = [(name, first, last) for name, _node, first, last in hooks._functions(tree, "up.mod")]
+    assert [row for row in whole if row[0] not in ("helper", "stop")] == rows
+    parts = hooks._FUNCTION_PARTS[(str(tree.root), "up.mod")]
+    assert parts is not None
+    assert [(part[0], part[1].splitlines()[0], part[2] is not None) for part in parts] == [
+        (1, "import os", False),
+        (4, "def target(x):", True),
+        (6, "", False),
+        (8, "if 1:", True),  # go, on its lines after the "if 1:" line
+        (14, "if 1:", False),  # stop
+        (8, "class Runner:", False),  # the rest of the class
+        (17, "", False),
+        (19, "def helper():", False),
+        (21, "", True),
+    ]

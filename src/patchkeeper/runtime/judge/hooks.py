@@ -23,11 +23,12 @@ from __future__ import annotations
 import ast
 import re
 from typing import Any
+from unicodedata import is_normalized
 
 from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
-from patchkeeper.runtime.syntax.astwalk import nodes, statements
+from patchkeeper.runtime.syntax.astwalk import leveled_statements, nodes, statements
 from patchkeeper.runtime.syntax.names import attribute_chain
 from patchkeeper.runtime.syntax.parsing import parse_file
 
@@ -105,6 +106,83 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
     return parsed
 
 
+#: The line ends :meth:`str.splitlines` (and so :meth:`UpstreamTree.source_lines`) knows
+#: besides the parser's ``"\n"``, ``"\r\n"`` and ``"\r"``; ``"\r"`` is listed too (the
+#: two count it alike): a module with any of them is read whole, not worth the doubt.
+_OTHER_LINE_ENDS = re.compile("[\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | None:
+    """The parts of ``module`` of ``tree`` in the order of the source, each ``(first line,
+    text)``, each text parsing on its own with its lines where they are in the module
+    (after ``first line - 1`` empty lines): every function defined directly in the
+    module's body, every method defined directly in the body of such a class (after an
+    ``if 1:`` line, as its lines are indented: the method is at the same depth of the
+    parse as in the module), the rest of each such class (each of those methods left out
+    for a ``pass`` at its indent and as many empty lines), and the lines between them
+    (decorators go with their definition: the summary's spans). Each line holding code
+    is in one part. A class holds most of a module, and the reads of one name are in a
+    few of its methods. For a reader that needs the parts naming some identifier only:
+    an identifier is written as its text where the text is in its normal form (NFKC, as
+    the parser reads identifiers), so a part whose text does not name it does not hold
+    it. ``None`` when the module has no summary made this run or stored
+    (:meth:`UpstreamTree.summary`: it was parsed whole for it), does not parse (its
+    summary says so), holds a line end the parser does not count (its summary's line
+    numbers would not be its lines' places), or its text is not in its normal form or was
+    not read whole as UTF-8."""
+    found = tree.module_file(module)
+    if found is None:
+        return None
+    summary = tree.summaries.get(module)
+    if summary is None and tree.cache.valid(found[0]):
+        summary = tree.summary(module)
+    if summary is None or summary.syntax_error:
+        return None
+    lines = tree.source_lines(module, 1, 10**9)
+    text = "".join(lines)
+    if _OTHER_LINE_ENDS.search(text):  # lines the summary's numbers do not count
+        return None
+    if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
+        return None
+    spans: list[tuple[int, int, str]] = []
+    methods: dict[str, list[tuple[int, int]]] = {}
+    for qual, definition in summary.definitions.items():
+        if definition.conditional or definition.kind not in ("function", "class"):
+            continue
+        owner, dot, name = qual.partition(".")
+        if not dot:
+            spans.append((definition.line, definition.end_line, qual))
+        elif "." not in name and definition.kind == "function":
+            methods.setdefault(owner, []).append((definition.line, definition.end_line))
+    parts: list[tuple[int, str]] = []
+    following = 1
+    for start, end, qual in sorted(spans):
+        if start < following:  # not met: the statements of a module do not overlap
+            return None
+        if start > following:
+            parts.append((following, "".join(lines[following - 1 : start - 1])))
+        inner = sorted(m for m in methods.get(qual, ()) if start < m[0] and m[1] <= end)
+        if inner:  # a class with methods: each apart
+            rest: list[str] = []
+            at = start
+            for first, last in inner:
+                if first < at:  # not met: the statements of a class do not overlap
+                    return None
+                line = lines[first - 1]
+                indent = line[: len(line) - len(line.lstrip())]
+                rest += [*lines[at - 1 : first - 1], indent + "pass\n", *["\n"] * (last - first)]
+                parts.append((first - 1, "if 1:\n" + "".join(lines[first - 1 : last])))
+                at = last + 1
+            rest += lines[at - 1 : end]
+            parts.append((start, "".join(rest)))
+        else:
+            parts.append((start, "".join(lines[start - 1 : end])))
+        following = end + 1
+    if following <= len(lines):
+        parts.append((following, "".join(lines[following - 1 :])))
+    return parts
+
+
 _Function = tuple[str, "ast.FunctionDef | ast.AsyncFunctionDef", int, int]
 _FUNCTIONS: dict[tuple[str, str], list[_Function]] = {}
 
@@ -118,10 +196,59 @@ def _functions(tree: UpstreamTree, module: str) -> list[_Function]:
         found: list[_Function] = []
         for node in statements(parsed) if parsed is not None else ():
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                start = min([d.lineno for d in node.decorator_list] + [node.lineno])
-                found.append((node.name, node, start, node.end_lineno or node.lineno))
+                found.append(_function(node))
         _FUNCTIONS[key] = found
     return _FUNCTIONS[key]
+
+
+#: A module's parts (:func:`module_parts`) for :func:`_named_functions`, each
+#: ``[first line, text, its functions with their depth]`` (``None`` until parsed); ``None``
+#: for a module not read in parts.
+_FUNCTION_PARTS: dict[tuple[str, str], list[list[Any]] | None] = {}
+
+
+def _named_functions(tree: UpstreamTree, module: str, name: str) -> list[_Function] | None:
+    """The functions of ``module`` of ``tree`` as :func:`_functions` gives them (in its
+    order: by depth, then by line), but those of the parts (:func:`module_parts`) whose
+    text is ASCII and does not name ``name``: parts that are not parsed, since
+    :func:`_callers` passes over each such function unwalked anyway. Such a module was
+    parsed whole for its summary already. ``None`` (the caller reads the whole module,
+    :func:`_functions`) when its functions were read whole already, or the module is not
+    split."""
+    key = (str(tree.root), module)
+    if key in _FUNCTIONS:
+        return None
+    if key not in _FUNCTION_PARTS:
+        split = module_parts(tree, module)
+        _FUNCTION_PARTS[key] = None if split is None else [[*part, None] for part in split]
+    parts = _FUNCTION_PARTS[key]
+    if parts is None:
+        return None
+    found: list[tuple[int, int, _Function]] = []
+    for part in parts:
+        first, text, functions = part
+        if text.isascii() and name not in text:
+            continue
+        if functions is None:
+            try:  # its lines where they are in the module
+                parsed = ast.parse("\n" * (first - 1) + text)
+            except (SyntaxError, ValueError):  # not met: each part is whole statements
+                _FUNCTION_PARTS[key] = None
+                return None
+            functions = part[2] = [
+                (depth, _function(node))
+                for depth, node in leveled_statements(parsed)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
+        found += [(depth, f[1].lineno, f) for depth, f in functions]
+    found.sort(key=lambda row: row[:2])
+    return [row[2] for row in found]
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef) -> _Function:
+    """``(name, node, first line, last line)`` of a function, decorators included."""
+    start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+    return (node.name, node, start, node.end_lineno or node.lineno)
 
 
 _MENTIONS: dict[int, tuple[ast.AST, frozenset[str]]] = {}
@@ -146,10 +273,14 @@ def _callers(
     """``(qualname, node, source)`` of the functions of the target's module that mention
     the target's name (its callers in that module). A function whose ASCII source does not
     contain the name cannot mention it (an identifier is its own text there), so only the
-    others are walked."""
+    others are walked; the parts of a summarized module holding none of them are not
+    parsed (:func:`_named_functions`)."""
     name = found.qualname.rsplit(".", 1)[-1]
     callers = []
-    for qual, node, start, end in _functions(tree, found.module):
+    functions = _named_functions(tree, found.module, name)
+    if functions is None:
+        functions = _functions(tree, found.module)
+    for qual, node, start, end in functions:
         if qual == name:
             continue
         text = "".join(tree.source_lines(found.module, start, end))

@@ -29,7 +29,7 @@ import ast
 from collections.abc import Iterable
 
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.hooks import module_ast
+from patchkeeper.runtime.judge.hooks import module_ast, module_parts
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.astwalk import calls as calls_of
 from patchkeeper.runtime.syntax.names import walk_statements
@@ -264,7 +264,11 @@ def _calls(
                 unchecked.append(module)
             calls.append({})
             continue
-        found = _module_calls(tree, module) if module else None
+        found = None
+        if module:
+            found = _named_calls(tree, module, callees)
+            if found is None:
+                found = _module_calls(tree, module)
         if found is None:
             return None
         calls.append(found)
@@ -301,6 +305,57 @@ def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool |
     if summary is not None and summary.syntax_error:
         return None
     return summary is not None
+
+
+#: A module's parts (:func:`~patchkeeper.runtime.judge.hooks.module_parts`),
+#: each ``[text, its calls by callee]`` (the calls ``None`` until the part is parsed);
+#: ``None`` for a module not read in parts.
+_PARTS: dict[tuple[str, str], list[list[object]] | None] = {}
+
+
+def _named_calls(tree: UpstreamTree, module: str, callees: frozenset[str]) -> _ByCallee | None:
+    """The calls of ``module`` of ``tree`` whose callee is one of ``callees``, by callee, as
+    :func:`_module_calls` gives them (the lists in no particular order), read from the
+    parts of the module (:func:`~patchkeeper.runtime.judge.hooks.module_parts`: its
+    functions, its classes' methods and the rest) whose text names one of them: a
+    callee is an identifier, so a part not naming it calls none of them and is not
+    parsed. Such a module was parsed whole for its summary already; parsing it whole
+    again for the calls of one or two names cost as much as that first parse. ``None``
+    (the caller reads the whole module, :func:`_module_calls`) when its calls were read
+    whole already, for a callee any call counts for (:data:`_CALLED_THROUGH_OBJECT`), and
+    where the module is not split."""
+    key = (str(tree.root), module)
+    if key in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
+        return None
+    if key not in _PARTS:
+        split = module_parts(tree, module)
+        _PARTS[key] = None if split is None else [[text, None] for _first, text in split]
+    parts = _PARTS[key]
+    if parts is None:
+        return None
+    found: _ByCallee = {}
+    for part in parts:
+        text = part[0]
+        assert isinstance(text, str)
+        if not any(callee in text for callee in callees):
+            continue
+        if part[1] is None:
+            try:
+                parsed = ast.parse(text)
+            except (SyntaxError, ValueError):  # not met: each part is whole statements
+                _PARTS[key] = None
+                return None
+            by_callee: _ByCallee = {}
+            for node in calls_of(parsed):
+                call = _call(node)
+                by_callee.setdefault(call[0], []).append(call)
+            part[1] = by_callee
+        read = part[1]
+        assert isinstance(read, dict)
+        for callee in callees:
+            if callee in read:
+                found.setdefault(callee, []).extend(read[callee])
+    return found
 
 
 def _module_calls(tree: UpstreamTree, module: str) -> _ByCallee | None:

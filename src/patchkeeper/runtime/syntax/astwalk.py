@@ -99,6 +99,23 @@ def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
     return found
 
 
+def leveled_statements(root: ast.AST) -> Iterator[tuple[int, ast.AST]]:
+    """``(depth, node)`` for each node :func:`statements` gives, in its order: ``root`` at
+    depth 0, the statements of its body at depth 1, and so on (the order is breadth first:
+    the depths never fall). Each statement's fields list its statements in the order of
+    the source, so at each depth the order is the source's: statements of one module
+    parsed in parts, each at its lines and depth, come in the whole module's order once
+    sorted by depth, then by line."""
+    todo: deque[tuple[ast.AST, int]] = deque([(root, 0)])
+    while todo:
+        node, depth = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                todo.extend((v, depth + 1) for v in value if isinstance(v, _STATEMENT_LIKE))
+        yield depth, node
+
+
 def statements(root: ast.AST) -> Iterator[ast.AST]:
     """``root`` and the statements under it at any depth (with the ``except`` handlers and
     ``case`` blocks that hold some), in :func:`ast.walk`'s order: a definition is a

@@ -7,7 +7,9 @@ line, from the parent and from every worker process alike (each line is one ``wr
 file opened for appending, which POSIX keeps whole when several processes append). A
 benchmark reads that list to time :func:`ast.parse` of exactly the files a run parses, the
 floor the run is compared with; a file parsed twice in a run appears twice. Parses of
-fragments (a definition's span, a condition's text) are not files and are not listed.
+fragments (a definition's span, a condition's text, the parts an upstream module summarized
+already is read in: :func:`patchkeeper.runtime.judge.hooks.module_parts`) are not files and
+are not listed.
 """
 
 from __future__ import annotations
