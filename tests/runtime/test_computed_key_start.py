@@ -10,6 +10,7 @@ The plugin is written by the test on the ``tinyup`` fixture (1.0 and 2.0) of
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
@@ -104,7 +105,7 @@ def test_a_computed_key_that_starts_outside_the_upstream_is_kept(upstream: Path,
 
 def _starts(source: str, key: str, scope: str = "f") -> tuple[str, ...]:
     entry = PatchEntry("p/m.py", 1, "p.m", scope, "sys.modules", Mechanism.SYS_MODULES, key=key)
-    return key_starts(source, entry)
+    return key_starts(ast.parse(source), entry)
 
 
 def test_key_starts_follow_plain_assignments_only() -> None:
@@ -119,4 +120,6 @@ def test_key_starts_follow_plain_assignments_only() -> None:
     source = "class C:\n    def m(self, a):\n        pass\n"
     assert _starts(source, "f'vllm.{a}'", "C.m") == ("vllm.",)
     assert _starts('k = "x." + a\n', "k", "<module>") == ("x.",)
-    assert _starts("def f(:\n", "k") == ()
+    # a file that does not parse
+    entry = PatchEntry("p/m.py", 1, "p.m", "f", "sys.modules", Mechanism.SYS_MODULES, key="k")
+    assert key_starts(None, entry) == ()

@@ -105,12 +105,12 @@ def test_values_read_from_each_side() -> None:
         "p/m.py", 2, "p.m", "<module>", "mup.mamba_utils._TILES", Mechanism.ASSIGNMENT
     )
     source = "import mup.mamba_utils as m\nm._TILES = -1\nm._OTHER = 2\n"
-    value = plugin_value(source, entry)
+    value = plugin_value(ast.parse(source), entry)
     assert value is not None and ast_text(value) == "-1"
-    # another name on the line, a tuple target, a source that does not parse
-    assert plugin_value(source.replace("_TILES", "_T"), entry) is None
-    assert plugin_value("import m\nm._TILES, x = 1, 2\n", entry) is None
-    assert plugin_value("m._TILES = (\n", entry) is None
+    # another name on the line, a tuple target, a file that does not parse
+    assert plugin_value(ast.parse(source.replace("_TILES", "_T")), entry) is None
+    assert plugin_value(ast.parse("import m\nm._TILES, x = 1, 2\n"), entry) is None
+    assert plugin_value(None, entry) is None
     assert upstream_value(None) is None
     code = Code("mup/m.py", 4, ("    _TILES: int = 16\n",))
     found = upstream_value(code)

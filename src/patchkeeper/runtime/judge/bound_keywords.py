@@ -42,26 +42,24 @@ def binds_keywords(entry: PatchEntry) -> bool:
 def bound_keywords_decision(
     entry: PatchEntry,
     judged: Drift,
-    source: str,
+    tree: ast.Module | None,
     functions: tuple[ast.AST | None, ast.AST | None],
-    new_module: tuple[str, str],
+    new_module: tuple[str, ast.Module | None],
 ) -> Drift:
     """``judged`` (the entry's decision), or the decision of the module docstring when the
-    statement at ``entry.line`` of the plugin file ``source`` is ``functools.partial(f,
+    statement at ``entry.line`` of the plugin file (``tree``: its parse, ``None`` when it
+    cannot be parsed) is ``functools.partial(f,
     k=v, ...)`` and the new upstream function (``functions``: its parsed old and new
     definitions) no longer takes a keyword ``k`` the old one took. ``new_module``: the new
-    function's module name and source, where the name it reads in the parameter's place is
+    function's module name and parse, where the name it reads in the parameter's place is
     bound. A *remove* already decided is kept."""
     old, new = functions
     if (
         judged.decision == REMOVE
         or not isinstance(old, _FUNCTIONS)
         or not isinstance(new, _FUNCTIONS)
+        or tree is None
     ):
-        return judged
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
         return judged
     call = _partial_at(tree, entry.line, _imports(tree, entry.module))
     if call is None or len(call.args) != 1 or any(k.arg is None for k in call.keywords):
@@ -132,7 +130,7 @@ def _computed(
     new: ast.FunctionDef | ast.AsyncFunctionDef,
     tree: ast.Module,
     module: str,
-    new_module: tuple[str, str],
+    new_module: tuple[str, ast.Module | None],
 ) -> str:
     """How the new upstream computes the dropped parameter ``keyword.arg`` as the patch
     bound it (``"NAME = EXPR (module:line)"``), ``""`` when it does not (see the module
@@ -147,9 +145,8 @@ def _computed(
     )
     if not reads:
         return ""
-    try:
-        upstream = ast.parse(new_module[1])
-    except SyntaxError:
+    upstream = new_module[1]
+    if upstream is None:
         return ""
     bindings = [
         s

@@ -83,15 +83,17 @@ def _own_nodes(body: list[ast.stmt]) -> list[ast.AST]:
     return out
 
 
-def key_starts(source: str, entry: PatchEntry) -> tuple[str, ...]:
+def key_starts(tree: ast.Module | None, entry: PatchEntry) -> tuple[str, ...]:
     """The fixed starts (:func:`fixed_start`, sorted, each once) of the values the computed
-    key of ``entry`` takes in the plugin file's ``source``: the key expression's own when
+    key of ``entry`` takes in the plugin file (``tree``: its parse): the key expression's own when
     it is not a bare name; for a name, those of every value its function (its own
     statements, not nested definitions') assigns it. ``()`` when one of them has no fixed
     start, when the name is bound otherwise too (a parameter, a loop, ``with``, ``:=``,
-    ``+=``, an import) or not at all there, or when the source cannot be parsed."""
+    ``+=``, an import) or not at all there, or when the file cannot be parsed (``tree`` is
+    ``None``)."""
+    if tree is None:
+        return ()
     try:
-        tree = ast.parse(source)
         key = ast.parse(entry.key or "", mode="eval").body
     except SyntaxError:
         return ()
@@ -131,17 +133,17 @@ def key_starts(source: str, entry: PatchEntry) -> tuple[str, ...]:
 
 
 def computed_key_decision(
-    entry: PatchEntry, decision: Drift, source: str, upstream: tuple[str, ...]
+    entry: PatchEntry, decision: Drift, tree: ast.Module | None, upstream: tuple[str, ...]
 ) -> Drift:
     """The decision for a computed-key entry (see the module docstring): a removal the
     judge decided for other reasons (a dead version gate, never imported) and any decision
     but *retain* stand; a *retain* stays when every value of the key starts in a package
-    outside ``upstream`` (the packages being upgraded; ``source``: the plugin file's text),
+    outside ``upstream`` (the packages being upgraded; ``tree``: the plugin file's parse),
     else it becomes *look*."""
     if decision.decision != RETAIN:
         return decision
     said = computed_key_evidence(entry)
-    starts = key_starts(source, entry)
+    starts = key_starts(tree, entry)
     # the package a key names is known once its start holds a dot: "transformers.models."
     packages = sorted({start.partition(".")[0] for start in starts})
     known = bool(starts) and all("." in start for start in starts)

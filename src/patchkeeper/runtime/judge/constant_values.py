@@ -37,14 +37,12 @@ def literal(node: ast.expr | None) -> tuple[bool, object]:
         return False, None
 
 
-def plugin_value(source: str, entry: PatchEntry) -> ast.expr | None:
-    """The value the plugin statement of ``entry`` assigns (``source``: the text of its
-    file): that of the assignment starting at ``entry.line`` whose one target is an
-    attribute named as the target's last part (``m._TILES = 1`` for ``...m._TILES``);
-    ``None`` for anything else or when the source cannot be parsed."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
+def plugin_value(tree: ast.Module | None, entry: PatchEntry) -> ast.expr | None:
+    """The value the plugin statement of ``entry`` assigns (``tree``: the parse of its
+    file, ``None`` when it cannot be parsed): that of the assignment starting at
+    ``entry.line`` whose one target is an attribute named as the target's last part
+    (``m._TILES = 1`` for ``...m._TILES``); ``None`` for anything else."""
+    if tree is None:
         return None
     name = entry.target.rpartition(".")[2]
     for node in ast.walk(tree):
@@ -72,13 +70,15 @@ def upstream_value(code: Code | None) -> ast.expr | None:
     return None
 
 
-def overriding_value(entry: PatchEntry, decided: Drift, source: str, new: Code | None) -> Drift:
+def overriding_value(
+    entry: PatchEntry, decided: Drift, tree: ast.Module | None, new: Code | None
+) -> Drift:
     """``decided`` (the *update* for a target new upstream), made *retain* when the plugin
-    statement of ``entry`` (in its file's ``source``) assigns a literal and the new upstream
+    statement of ``entry`` (in its file's parse ``tree``) assigns a literal and the new upstream
     definition ``new`` assigns another literal; ``decided`` otherwise."""
     if decided.decision != UPDATE:
         return decided
-    mine, theirs = literal(plugin_value(source, entry)), literal(upstream_value(new))
+    mine, theirs = literal(plugin_value(tree, entry)), literal(upstream_value(new))
     if not (mine[0] and theirs[0]) or mine[1] == theirs[1]:
         return decided
     where = f"{new.name}:{new.start}" if new is not None else "upstream"

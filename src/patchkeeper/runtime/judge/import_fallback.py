@@ -30,6 +30,7 @@ from patchkeeper.runtime.inventory.conditions import catches_import_error
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax.parsing import plugin_file_tree
 
 
 class Fallback(NamedTuple):
@@ -68,14 +69,13 @@ def _binds(statements: list[ast.stmt], module: str, is_package: bool) -> dict[st
     return bound
 
 
-def import_fallback(entry: PatchEntry, source: str, package: str) -> Fallback | None:
+def import_fallback(entry: PatchEntry, tree: ast.Module | None, package: str) -> Fallback | None:
     """The plugin's own object ``entry`` patches when its upstream import fails: a ``try``
     in the scope of the patch statement imports the name the target starts with, and an
     ``except`` catching ``ImportError`` imports that name from the plugin's package
-    ``package``; ``None`` otherwise (``source``: the text of the entry's file)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    ``package``; ``None`` otherwise (``tree``: the parse of the entry's file, ``None``
+    when it cannot be parsed)."""
+    if tree is None:
         return None
     is_package = entry.file.endswith("__init__.py")
     for node in names.walk_statements(_innermost_scope(tree, entry.line)):
@@ -104,17 +104,11 @@ def fallbacks(
     the last part) ``missing`` says the release lacks, by target (the entry's file read from
     the plugin at ``root``; an entry without a fallback is left out)."""
     found: dict[str, Fallback] = {}
-    texts: dict[str, str] = {}
     for entry in entries:
         owner = entry.target.rpartition(".")[0]
         if not owner or entry.target in found or not missing(owner):
             continue
-        if entry.file not in texts:
-            try:
-                texts[entry.file] = (root / entry.file).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                texts[entry.file] = ""
-        fallback = import_fallback(entry, texts[entry.file], package)
+        fallback = import_fallback(entry, plugin_file_tree(root / entry.file), package)
         if fallback is not None:
             found[entry.target] = fallback
     return found

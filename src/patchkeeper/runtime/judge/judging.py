@@ -4,6 +4,7 @@ computed kept in it."""
 
 from __future__ import annotations
 
+import ast
 import pickle
 from collections import Counter
 from dataclasses import astuple, replace
@@ -67,6 +68,7 @@ from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.plugin_stores import RESULT
+from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree
 
 
 def judge_entries(
@@ -109,8 +111,8 @@ def judge_entries(
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         return before.status != FOUND and after.status == FOUND and entry.replacement == "<expr>"
 
-    sources_of = {
-        e.file: _text(settings.root / e.file)
+    trees_of = {
+        e.file: plugin_file_tree(settings.root / e.file)
         for e in entries
         if is_computed_key(e) or added_constant(e) or binds_keywords(e)
     }
@@ -189,19 +191,19 @@ def judge_entries(
                 decision = widened_test(decision, read, after.module, new_tree, plugin)
         final = decision
         if is_computed_key(entry):  # which module it replaces: known at run time only
-            source = sources_of.get(entry.file, "")
-            final = computed_key_decision(entry, decision, source, settings.upstream_packages)
+            parsed = trees_of.get(entry.file)
+            final = computed_key_decision(entry, decision, parsed, settings.upstream_packages)
             if decision.decision == RETAIN and final.decision == LOOK:
                 # Whichever module the key names, the same upstream release on both sides
                 # left it as it was: nothing to look at for this upgrade.
                 final = same_release(final, versions)
         if added_constant(entry):
             # a literal the plugin sets over upstream's is its own
-            text = sources_of[entry.file]
-            final = overriding_value(entry, final, text, upstream_code(new_tree, after))
+            parsed = trees_of[entry.file]
+            final = overriding_value(entry, final, parsed, upstream_code(new_tree, after))
         if binds_keywords(entry) and before.status == FOUND and after.status == FOUND:
             # functools.partial(original, k=v) where the new release dropped k
-            final = _bound_keywords(entry, final, sources_of[entry.file], (before, after), trees)
+            final = _bound_keywords(entry, final, trees_of[entry.file], (before, after), trees)
         if final.decision == LOOK and before.status != FOUND and after.status != FOUND:
             final = _fallen_back(entry, final, trees, settings.root, settings.package)
         for kept, record in ((decided, drift), (judged, decision)):
@@ -282,7 +284,7 @@ def _fallen_back(
     owner = absent_owner(entry, trees)
     if not owner:
         return drift
-    fallback = import_fallback(entry, _text(root / entry.file), package)
+    fallback = import_fallback(entry, plugin_file_tree(root / entry.file), package)
     if fallback is None:
         return drift
     reason = (
@@ -300,20 +302,20 @@ def _fallen_back(
 def _bound_keywords(
     entry: PatchEntry,
     judged: Drift,
-    source: str,
+    parsed: ast.Module | None,
     found: tuple[Resolution, Resolution],
     trees: tuple[UpstreamTree, UpstreamTree],
 ) -> Drift:
     """:func:`~patchkeeper.runtime.judge.bound_keywords.bound_keywords_decision` for a
-    partial of the original: its upstream function in both trees, and the new one's module
-    source."""
+    partial of the original (``parsed``: its plugin file's parse): its upstream function in
+    both trees, and the new one's module parsed."""
     old_code, new_code = (upstream_code(tree, r) for tree, r in zip(trees, found, strict=True))
     where = trees[1].module_file(found[1].module)
     if old_code is None or new_code is None or where is None:
         return judged
-    module = (found[1].module, _text(where[0]))
+    module = (found[1].module, parse_path(where[0]))
     return bound_keywords_decision(
-        entry, judged, source, (old_code.parsed, new_code.parsed), module
+        entry, judged, parsed, (old_code.parsed, new_code.parsed), module
     )
 
 
@@ -322,11 +324,3 @@ def _widens(copy: Code) -> bool:
     it): the cheap test before :func:`widened_test` reads it."""
     text = "\n".join(copy.lines)
     return "isinstance(" in text and " or " in text
-
-
-def _text(path: Path) -> str:
-    """The text of the plugin file at ``path``; ``""`` when it cannot be read."""
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""

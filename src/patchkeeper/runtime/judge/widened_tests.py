@@ -38,6 +38,7 @@ from patchkeeper.runtime.judge.drift import REMOVE, Code, Drift
 from patchkeeper.runtime.lookup.resolve import FOUND, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.names import isinstance_call, scope_table
+from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -138,10 +139,9 @@ def _module_of(root: Path, module: str) -> tuple[ast.Module, bool] | None:
     """The parsed plugin module ``module`` under ``root`` and whether it is a package."""
     base = root.joinpath(*module.split("."))
     for path, package in ((base.with_suffix(".py"), False), (base / "__init__.py", True)):
-        try:
-            return ast.parse(path.read_text(encoding="utf-8")), package
-        except (OSError, SyntaxError, UnicodeDecodeError):
-            continue
+        parsed = plugin_file_tree(path)
+        if parsed is not None:
+            return parsed, package
     return None
 
 
@@ -179,9 +179,8 @@ def _accepted(tree: UpstreamTree, module: str, function: _Function, subject: str
     if found is None:
         return set()
     path, package = found
-    try:
-        parsed = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+    parsed = parse_path(path)
+    if parsed is None:
         return set()
     table = scope_table(parsed.body, {}, module, package)
     names: set[str] = set()
