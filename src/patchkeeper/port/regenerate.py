@@ -232,10 +232,17 @@ def git_diff(
 STAT_LINE = re.compile(rb"^ .* \| +(?:\d+|Bin)\b")
 #: Its last line: `` 1 file changed, 2 insertions(+)``
 STAT_SUMMARY = re.compile(rb"^ \d+ files? changed")
-#: What follows it for a created or deleted file: `` create mode 100644 tests/conftest.py``
-STAT_MODE = re.compile(rb"^ (?:create|delete) mode [0-7]+ ")
+#: What follows it per file: `` create mode 100644 tests/conftest.py``, `` delete mode ...``,
+#: `` rename pkg/{a.py => b.py} (100%)``, `` copy ...``, `` mode change 100644 => 100755 x``
+STAT_MODE = re.compile(rb"^ (?:(?:create|delete) mode [0-7]+ |(?:rename|copy) |mode change )")
 #: The file header line it is written from: ``new file mode 100644``
 MODE_LINE = re.compile(rb"^(new|deleted) file mode ([0-7]+)", re.MULTILINE)
+#: A rename's or copy's header lines: ``similarity index 93%``, ``copy from a.py``
+SIMILARITY = re.compile(rb"^similarity index (\d+)%", re.MULTILINE)
+COPY_FROM = re.compile(rb"^copy from ", re.MULTILINE)
+#: What git's ``quote_c_style`` writes for a byte as ``\a``, ``\t``, ...; other bytes
+#: below 0x20, 0x7f and above are written in octal.
+C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
 #: The width ``git format-patch`` fits its diffstat in (git's ``MAIL_DEFAULT_WRAP``).
 STAT_WIDTH = 72
 
@@ -245,10 +252,105 @@ def _scale(count: int, width: int, largest: int) -> int:
     return 0 if not count else 1 + (count * (width - 1)) // largest
 
 
-def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
+def quote_path(path: str, quote: bool = True) -> str:
+    """``path`` as git's ``quote_c_style`` writes it in a diffstat: in double quotes, with
+    C escapes for ``"``, ``\\`` and control bytes and octal for bytes from 0x7f up, when it
+    holds any of them; as it is otherwise. With ``quote`` false (git's ``core.quotePath``
+    off) bytes from 0x80 up are written as they are.
+
+    >>> quote_path("pkg/na\u00efve file.py")
+    '"pkg/na\\\\303\\\\257ve file.py"'
+    >>> quote_path("pkg/na\u00efve file.py", quote=False)
+    'pkg/na\u00efve file.py'
+    """
+    data = path.encode("utf-8", "surrogateescape")
+    special = [b < 0x20 or b in (34, 92, 0x7F) or (quote and b >= 0x80) for b in data]
+    if not any(special):
+        return path
+    out = []
+    for byte, odd in zip(data, special):
+        if not odd:
+            out.append(chr(byte) if byte < 0x80 else bytes([byte]).decode("latin-1"))
+        elif byte in C_ESCAPES:
+            out.append("\\" + C_ESCAPES[byte])
+        else:
+            out.append(f"\\{byte:03o}")
+    text = "".join(out)
+    if not quote:  # bytes from 0x80 up stay UTF-8
+        text = text.encode("latin-1").decode("utf-8", "surrogateescape")
+    return f'"{text}"'
+
+
+def rename_name(old: str, new: str, quote: bool = True) -> str:
+    """A rename's name in a diffstat, as git's ``pprint_rename`` writes it: the common
+    leading directories and trailing part once, the parts that differ in braces
+    (``pkg/{cache.py => caching.py}``, ``{old => new}/util.py``), or both names whole,
+    quoted, when either needs quoting.
+
+    >>> rename_name("dacite/cache.py", "dacite/caching.py")
+    'dacite/{cache.py => caching.py}'
+    >>> rename_name("a.py", "b.py")
+    'a.py => b.py'
+    """
+    if quote_path(old, quote) != old or quote_path(new, quote) != new:
+        return f"{quote_path(old, quote)} => {quote_path(new, quote)}"
+    prefix = 0
+    for index, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            break
+        if a == "/":
+            prefix = index + 1
+    suffix = 0
+    adjust = 1 if prefix else 0
+    a_end, b_end = len(old) - 1, len(new) - 1
+    while a_end >= prefix - adjust and b_end >= prefix - adjust and old[a_end] == new[b_end]:
+        if old[a_end] == "/":
+            suffix = len(old) - a_end
+        a_end -= 1
+        b_end -= 1
+    a_mid = old[prefix : max(len(old) - suffix, prefix)]
+    b_mid = new[prefix : max(len(new) - suffix, prefix)]
+    if prefix + suffix:
+        return f"{old[:prefix]}{{{a_mid} => {b_mid}}}{old[len(old) - suffix :]}"
+    return f"{a_mid} => {b_mid}"
+
+
+def _stat_name(diff: FileDiff, quote: bool) -> str:
+    if diff.is_rename and diff.old_path is not None and diff.new_path is not None:
+        return rename_name(diff.old_path, diff.new_path, quote)
+    return quote_path(diff.path, quote)
+
+
+def _summary_lines(diff: FileDiff, quote: bool) -> list[str]:
+    """What git's ``diff_summary`` writes after the counts for one file diff."""
+    created = MODE_LINE.search(diff.header_raw)
+    if created is not None:
+        action = "create" if created.group(1) == b"new" else "delete"
+        return [f" {action} mode {created.group(2).decode()} {quote_path(diff.path, quote)}"]
+    lines = []
+    changed = diff.old_mode is not None and diff.new_mode is not None
+    changed = changed and diff.old_mode != diff.new_mode
+    if diff.is_rename:
+        found = SIMILARITY.search(diff.header_raw)
+        kind = "copy" if COPY_FROM.search(diff.header_raw) else "rename"
+        score = f" ({int(found.group(1))}%)" if found is not None else ""
+        lines.append(f" {kind} {_stat_name(diff, quote)}{score}")
+        if changed:
+            lines.append(f" mode change {diff.old_mode} => {diff.new_mode}")
+    elif changed:
+        lines.append(
+            f" mode change {diff.old_mode} => {diff.new_mode} {quote_path(diff.path, quote)}"
+        )
+    return lines
+
+
+def diffstat(diffs: Sequence[FileDiff], quote: bool = True) -> list[bytes]:
     """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
     without its line ending: a line per file (name, changed lines, a graph of ``+`` and
-    ``-`` scaled as git scales it to 72 columns) and the summary line.
+    ``-`` scaled as git scales it to 72 columns), the summary line, and what git's summary
+    says of each created, deleted, renamed or copied file and each mode change. A name is
+    written as git writes it (:func:`quote_path`, :func:`rename_name`); ``quote`` false is
+    git's ``core.quotePath`` off.
 
     Written here rather than asked of git: ``git diff --no-index --stat=72 --summary``
     between the scratch directories names each file by its scratch path (``{a => b}/x``,
@@ -259,7 +361,7 @@ def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
     counts = []
     for diff in diffs:
         kinds = "".join(hunk.kinds for hunk in diff.hunks)
-        counts.append((diff.path, kinds.count("+"), kinds.count("-")))
+        counts.append((_stat_name(diff, quote), kinds.count("+"), kinds.count("-")))
     largest = max((add + dele for _, add, dele in counts), default=0)
     number_width = len(str(largest))
     name_width = max((len(name) for name, _, _ in counts), default=0)
@@ -297,12 +399,7 @@ def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
         summary += f", {inserted} insertion{'' if inserted == 1 else 's'}(+)"
     if deleted or not inserted:
         summary += f", {deleted} deletion{'' if deleted == 1 else 's'}(-)"
-    modes = []  # git's summary of created and deleted files, after the counts
-    for diff in diffs:
-        found = MODE_LINE.search(diff.header_raw)
-        if found is not None:
-            action = "create" if found.group(1) == b"new" else "delete"
-            modes.append(f" {action} mode {found.group(2).decode()} {diff.path}")
+    modes = [line for diff in diffs for line in _summary_lines(diff, quote)]
     return [line.encode("utf-8", "surrogateescape") for line in [*lines, summary, *modes]]
 
 
@@ -331,9 +428,15 @@ def restat(
     while end < len(lines) and STAT_MODE.match(lines[end]):
         end += 1
     written = [line.rstrip(b"\r\n") for line in lines[start:end]]
-    if old is not None and (any(diff.is_binary for diff in old) or written != diffstat(old)):
-        return preamble
-    stat = [line + newline for line in diffstat(diffs)]
+    quote = True
+    if old is not None:
+        if any(diff.is_binary for diff in old):
+            return preamble
+        if written != diffstat(old):
+            if written != diffstat(old, quote=False):
+                return preamble
+            quote = False  # written by a git with core.quotePath off
+    stat = [line + newline for line in diffstat(diffs, quote)]
     return b"".join([*lines[:start], *stat, *lines[end:]])
 
 
