@@ -450,3 +450,62 @@ def test_the_diffstat_of_a_quoted_name_tells_the_regenerated_body() -> None:
         + name
         + b" | 1 +\n 1 file changed, 1 insertion(+)\n\n"
     )
+
+
+UTIL = b"".join(b"def helper_%d():\n    return %d\n" % (n, n) for n in range(1, 11))
+MOVE = (
+    b"From: A Maintainer <a@example.org>\nSubject: move the helpers\n\n---\n"
+    b" pkg/__init__.py                | 2 +-\n"
+    b" pkg/{helpers => tools}/util.py | 0\n"
+    b" 2 files changed, 1 insertion(+), 1 deletion(-)\n"
+    b" rename pkg/{helpers => tools}/util.py (100%)\n\n"
+    b"diff --git a/pkg/__init__.py b/pkg/__init__.py\nindex 1111111..2222222 100644\n"
+    b"--- a/pkg/__init__.py\n+++ b/pkg/__init__.py\n@@ -1 +1 @@\n"
+    b"-from pkg.helpers.util import helper_1\n+from pkg.tools.util import helper_1\n"
+    b"diff --git a/pkg/helpers/util.py b/pkg/tools/util.py\nsimilarity index 100%\n"
+    b"rename from pkg/helpers/util.py\nrename to pkg/tools/util.py\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("moved", "stat"),
+    [
+        (
+            UTIL,
+            b" pkg/__init__.py                | 2 +-\n"
+            b" pkg/{helpers => tools}/util.py | 0\n"
+            b" 2 files changed, 1 insertion(+), 1 deletion(-)\n"
+            b" rename pkg/{helpers => tools}/util.py (100%)\n\n",
+        ),
+        (
+            UTIL + b"def helper_11():\n    return 11\n",
+            b" pkg/__init__.py                | 2 +-\n"
+            b" pkg/{helpers => tools}/util.py | 2 ++\n"
+            b" 2 files changed, 3 insertions(+), 1 deletion(-)\n"
+            b" rename pkg/{helpers => tools}/util.py (90%)\n\n",
+        ),
+    ],
+)
+def test_a_rename_stays_a_rename(moved: bytes, stat: bytes) -> None:
+    """A ``git format-patch`` rename is regenerated as git writes it, ``rename from`` and
+    ``rename to`` (with the hunks of the lines it changes in the renamed file, and its
+    similarity), not as the old file deleted and its whole content created again, which
+    the next port would meet as a modify/delete."""
+    before = {
+        "pkg/__init__.py": state(b"# the package\nfrom pkg.helpers.util import helper_1\n"),
+        "pkg/helpers/util.py": state(UTIL),
+        "pkg/tools/util.py": None,
+    }
+    after = {
+        "pkg/__init__.py": state(b"# the package\nfrom pkg.tools.util import helper_1\n"),
+        "pkg/helpers/util.py": None,
+        "pkg/tools/util.py": state(moved),
+    }
+    data, _ = refresh(patch_of(MOVE), before, after, None)
+    preamble, init, util = data.split(b"diff --git")
+    assert preamble == (
+        b"From: A Maintainer <a@example.org>\nSubject: move the helpers\n\n---\n" + stat
+    )
+    assert init.startswith(b" a/pkg/__init__.py b/pkg/__init__.py\nindex ")
+    assert util.startswith(b" a/pkg/helpers/util.py b/pkg/tools/util.py\nsimilarity index ")
+    assert b"rename from pkg/helpers/util.py\nrename to pkg/tools/util.py\n" in util

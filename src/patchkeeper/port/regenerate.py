@@ -11,7 +11,8 @@ configuration.
 File headers follow the original patch: a file diff whose header has no ``index`` line
 (quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
 header is rebuilt with the original's path prefixes and ``index`` abbreviation, since its
-blob ids change with the content. Files keep the original patch's order.
+blob ids change with the content. Files keep the original patch's order. A patch with a
+rename is regenerated with git's rename detection, so its renames stay renames.
 
 A file with two sections in the original (two commits' diffs joined) gets one section, git's
 diff of the file, in the place and the header form of its first section: the regenerated
@@ -121,8 +122,9 @@ def _compose_header(
     new = f"{dst}{diff.new_path}" if diff.new_path is not None else "/dev/null"
     out: list[bytes] = []
     if git_style:
-        path = diff.path
-        out.append(f"diff --git {src}{path} {dst}{path}\n".encode("utf-8", "surrogateescape"))
+        first = diff.old_path if diff.is_rename and diff.old_path is not None else diff.path
+        top = f"diff --git {src}{first} {dst}{diff.path}\n"
+        out.append(top.encode("utf-8", "surrogateescape"))
         for line in split_lines(git_header)[1:]:
             if line.startswith((b"--- ", b"+++ ")):
                 break
@@ -141,9 +143,15 @@ def _name_end(name: str) -> str:
     return "\t" if " " in name else ""
 
 
+#: A rename's (or copy's) side as ``git diff --no-index -M`` names it, under its scratch
+#: directory: ``rename from a/pkg/x.py``, ``rename to "b/pkg/na\\303\\257ve.py"``
+RENAME_SIDE = re.compile(rb'^((?:rename|copy) (?:from|to) "?)(?:a|b)/')
+
+
 def _git_sides(output: bytes) -> bytes:
     """``git diff --no-index`` output with each ``diff --git`` line naming the old side
-    ``a/`` and the new one ``b/``, as ``git diff`` between trees writes it.
+    ``a/`` and the new one ``b/``, as ``git diff`` between trees writes it, and each
+    ``rename from``/``rename to`` line naming the path without the scratch directory.
 
     With ``--no-index`` git names a created file by its new path on both sides
     (``diff --git b/X b/X``) and a deleted one by its old path (``a/X a/X``); where ``X``
@@ -152,6 +160,10 @@ def _git_sides(output: bytes) -> bytes:
     """
     lines = split_lines(output)
     for index, line in enumerate(lines):
+        side = RENAME_SIDE.match(line)
+        if side is not None:  # the scratch directory's name is no part of the path
+            lines[index] = side.group(1) + line[side.end() :]
+            continue
         if not line.startswith(b"diff --git "):
             continue
         body = line[len(b"diff --git ") :]
@@ -197,8 +209,12 @@ def git_diff(
     before: Mapping[str, FileState | None],
     after: Mapping[str, FileState | None],
     abbrev: int | None,
+    renames: bool = False,
 ) -> list[FileDiff]:
     """The file diffs from ``before`` to ``after`` (path -> state, ``None`` = absent), by git.
+
+    With ``renames``, a file deleted and one created with most of its lines are one rename
+    (git's ``-M``), as ``git format-patch`` writes them.
 
     Returns file diffs parsed at ``-p1`` (git's ``a/``, ``b/`` names), in git's order; paths
     whose state is equal on both sides are left out.
@@ -213,6 +229,8 @@ def git_diff(
         _write_side(root / "b", {p: after.get(p) for p in changed})
         # The scratch directories are named a and b, so --no-prefix gives a/ and b/ names.
         args = ["diff", "--no-index", *gitops.DIFF_OPTIONS, "--no-prefix", "-U3"]
+        if renames:  # after DIFF_OPTIONS' --no-renames, which it overrides
+            args.append("--find-renames")
         full = abbrev is not None and abbrev >= 40
         args.append("--full-index" if full else f"--abbrev={abbrev or 7}")
         done = gitops.call([*args, "a", "b"], root)
@@ -481,7 +499,8 @@ def refresh(
         RefreshError: the regenerated patch does not turn ``before`` into ``after``.
     """
     moved = moved or {}
-    diffs = git_diff(before, after, index_abbrev(patch))
+    renames = any(diff.is_rename for diff in patch.files)
+    diffs = git_diff(before, after, index_abbrev(patch), renames)
     if not diffs:
         return None
     order = [moved.get(diff.path, diff.path) for diff in patch.files]
@@ -502,7 +521,12 @@ def refresh(
             diff.old_path,
             diff.new_path,
         )
-        if same_paths and original is not None and not _has_index(original.header_raw):
+        if (
+            same_paths
+            and original is not None
+            and not _has_index(original.header_raw)
+            and bool(original.hunks) == bool(diff.hunks)  # a rename's header has no ---/+++
+        ):
             parts.append(original.header_raw)
         else:
             parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
