@@ -509,3 +509,31 @@ def test_a_rename_stays_a_rename(moved: bytes, stat: bytes) -> None:
     assert init.startswith(b" a/pkg/__init__.py b/pkg/__init__.py\nindex ")
     assert util.startswith(b" a/pkg/helpers/util.py b/pkg/tools/util.py\nsimilarity index ")
     assert b"rename from pkg/helpers/util.py\nrename to pkg/tools/util.py\n" in util
+
+
+def _b_side(a_side: bytes) -> bytes:
+    """The ``b/`` name of an ``a/`` one, quoted or not."""
+    return b'"b/' + a_side[3:] if a_side.startswith(b'"') else b"b/" + a_side[2:]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [b'"a/pkg/na\\303\\257ve file.py"', "a/pkg/na\u00efve file.py".encode()],
+    ids=["quoted", "quotePath-off"],
+)
+def test_a_non_ascii_name_is_written_as_the_patch_wrote_it(name: bytes) -> None:
+    """A name with a non-ASCII letter is quoted in the regenerated git header as git quotes
+    it (``core.quotePath``, its default), or written as it is when the patch wrote it so.
+    Before, it was always written as it is: a format-patch file ported with its
+    ``diff --git "a/..."`` lines rewritten for no change of its content."""
+    header = b"diff --git " + name + b" " + _b_side(name) + b"\nindex 1111111..2222222 100644\n"
+    names = b"--- " + name + b"\t\n+++ " + _b_side(name) + b"\t\n"
+    patch = patch_of(
+        b"Subject: two more lines\n---\n" + header + names + b"@@ -1,2 +1,4 @@\n a\n+b\n c\n+d\n"
+    )
+    path = "pkg/na\u00efve file.py"
+    data, _ = refresh(patch, {path: state(b"a\nb\nc\n")}, {path: state(b"a\nb\nc\nd\n")}, None)
+    assert data.startswith(
+        b"Subject: two more lines\n---\ndiff --git " + name + b" " + _b_side(name) + b"\nindex "
+    )
+    assert b"\n" + names + b"@@ -1,3 +1,4 @@\n" in data

@@ -113,17 +113,40 @@ def _git_style(patch: Patch) -> bool:
     )
 
 
+def _quotes_paths(patch: Patch) -> bool:
+    """Whether the patch's git headers quote a name with a non-ASCII letter, as git does by
+    default: false when one ``diff --git`` line writes such a name as it is (git's
+    ``core.quotePath`` off), so the regenerated headers keep the writer's style."""
+    for diff in patch.files:
+        for line in split_lines(diff.header_raw):
+            if line.startswith(b"diff --git ") and any(byte >= 0x80 for byte in line):
+                return False
+    return True
+
+
 def _compose_header(
-    diff: FileDiff, git_header: bytes, names: tuple[str, str], git_style: bool, keep_index: bool
+    diff: FileDiff,
+    git_header: bytes,
+    names: tuple[str, str],
+    git_style: bool,
+    keep_index: bool,
+    quote: bool = True,
 ) -> bytes:
-    """A file header in the original's style for a regenerated file diff."""
+    """A file header in the original's style for a regenerated file diff: in git's style,
+    each name as git writes it (:func:`quote_path`; ``quote`` false is ``core.quotePath``
+    off), so that a name with a non-ASCII letter, a ``"`` or a ``\\`` reads back as git
+    reads it."""
     src, dst = names
-    old = f"{src}{diff.old_path}" if diff.old_path is not None else "/dev/null"
-    new = f"{dst}{diff.new_path}" if diff.new_path is not None else "/dev/null"
+
+    def named(name: str) -> str:
+        return quote_path(name, quote) if git_style else name
+
+    old = named(f"{src}{diff.old_path}") if diff.old_path is not None else "/dev/null"
+    new = named(f"{dst}{diff.new_path}") if diff.new_path is not None else "/dev/null"
     out: list[bytes] = []
     if git_style:
         first = diff.old_path if diff.is_rename and diff.old_path is not None else diff.path
-        top = f"diff --git {src}{first} {dst}{diff.path}\n"
+        top = f"diff --git {named(src + first)} {named(dst + diff.path)}\n"
         out.append(top.encode("utf-8", "surrogateescape"))
         for line in split_lines(git_header)[1:]:
             if line.startswith((b"--- ", b"+++ ")):
@@ -509,6 +532,7 @@ def refresh(
     names = prefixes(patch)
     git_style = _git_style(patch)
     keep_index = index_abbrev(patch) is not None or not patch.files
+    quote = _quotes_paths(patch)
     parts: list[bytes] = []
     preamble = patch.preamble
     old_value = None
@@ -529,7 +553,9 @@ def refresh(
         ):
             parts.append(original.header_raw)
         else:
-            parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
+            parts.append(
+                _compose_header(diff, diff.header_raw, names, git_style, keep_index, quote)
+            )
         parts.extend(hunk.raw for hunk in diff.hunks)
     parts[0] = restat(preamble, _ordered(diffs, order), patch.files)
     parts.append(patch.trailer)
