@@ -121,3 +121,27 @@ def test_releases_given_as_the_files_pip_download_leaves(cli, example: Example) 
     assert run.out.split("\n\n")[1:] == by_directory.out.split("\n\n")[1:]
     assert "releases in minihttp>=1.0: 1.0, 1.1, 1.2\n" in run.out
     assert tree_bytes(down) == before
+
+
+def test_a_cut_short_local_sdist_says_to_download_it_again(cli, example: Example) -> None:
+    """An sdist file cut short (a download stopped half way), given as ``--to`` or in
+    ``--releases``: the error names the file and says to download that release again. Before,
+    it said to "delete the file from the cache and fetch it again", the advice for a
+    download of patchkeeper's own cache: the user's file is in none."""
+    down = example.downstream
+    whole = _sdist(example).read_bytes()
+    dl = example.root / "dl"
+    dl.mkdir()
+    cut = dl / "minihttp-1.1.tar.gz"
+    cut.write_bytes(whole[: len(whole) // 2])
+    expected = (
+        2,
+        f"patchkeeper: error: {cut}: cannot unpack minihttp-1.1.tar.gz: Compressed file ended "
+        "before the end-of-stream marker was reached\n"
+        "  hint: the file is cut short or damaged: download it again (pip download --no-deps "
+        "--no-binary :all: minihttp==1.1), or give the directory it unpacks to instead\n",
+    )
+    run = cli("audit", "--to", str(cut), cwd=down)
+    assert (run.code, run.err) == expected
+    run = cli("audit", "--to", "minihttp>=1.1", "--releases", str(dl), cwd=down)
+    assert (run.code, run.err) == expected

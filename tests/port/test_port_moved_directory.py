@@ -86,10 +86,6 @@ def test_a_rename_follows_its_moved_directory(cli, tmp_path: Path) -> None:
     ) in run.out
     assert (down / "patches-2.0" / "rename.patch").read_text() == (
         "Subject: rename pkg/util.py\n---\n"
-        "diff --git a/src/pkg/helpers.py b/src/pkg/helpers.py\nnew file mode 100644\n"
-        "--- /dev/null\n+++ b/src/pkg/helpers.py\n@@ -0,0 +1,2 @@\n"
-        "+def helper():\n+    return 2\n"
-        "diff --git a/src/pkg/util.py b/src/pkg/util.py\ndeleted file mode 100644\n"
-        "--- a/src/pkg/util.py\n+++ /dev/null\n@@ -1,2 +0,0 @@\n"
-        "-def helper():\n-    return 2\n"
+        "diff --git a/src/pkg/util.py b/src/pkg/helpers.py\nsimilarity index 100%\n"
+        "rename from src/pkg/util.py\nrename to src/pkg/helpers.py\n"
     )

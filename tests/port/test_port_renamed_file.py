@@ -37,7 +37,11 @@ def test_a_renamed_file_carries_upstream_changes(cli, tmp_path: Path) -> None:
     assert run.code == 1, run.err
     files = down / ".patchkeeper-port" / "conflict" / "files" / "pkg"
     assert (files / "helpers.py").read_text() == NEW["pkg/util.py"]
-    assert (files / "util.py").read_text() == NEW["pkg/util.py"]
+    # the old path waits between markers (modify/delete): the new pin's lines, the old's
+    assert (files / "util.py").read_text() == (
+        f"<<<<<<< new pin 2.0\n{NEW['pkg/util.py']}||||||| old pin 1.0\n{OLD['pkg/util.py']}"
+        "=======\n>>>>>>> rename.patch\n"
+    )
     # the import resolved and the deletion kept, as the instructions say; the port goes on
     (files / "__init__.py").write_text("from pkg.helpers import helper, other\n")
     (files / "util.py").unlink()

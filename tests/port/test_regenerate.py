@@ -367,3 +367,173 @@ def test_the_diffstat_is_the_one_git_format_patch_writes(tmp_path: Path) -> None
     body = mail[mail.index(b"diff --git") : mail.rindex(b"\n-- \n") + 1]
     assert diffstat(patch_of(body).files) == stat.split(b"\n")
     assert stat.split(b"\n")[0] == b" a.py" + b" " * 42 + b"| 500 +++++++-----------"
+
+
+@pytest.mark.parametrize("quote_path", ["true", "false"])
+def test_the_diffstat_of_renames_odd_names_and_modes_is_git_s(
+    tmp_path: Path, quote_path: str
+) -> None:
+    """A commit that renames a module (whole, and with an edit), adds a file whose name
+    has a space and a non-ASCII letter, and makes one file executable: the stat names each
+    as ``git format-patch`` does (``pkg/{cache.py => caching.py}``, the quoted name, or the
+    name as it is with ``core.quotePath`` off) and its summary says every rename, its
+    similarity and every mode change, so that ``restat`` knows the stat for the body's own."""
+    from patchkeeper.port.regenerate import diffstat
+
+    body = b"".join(b"line %d of the module\n" % n for n in range(1, 21))
+    old = {
+        "pkg/cache.py": body,
+        "pkg/helpers/util.py": body.replace(b"module", b"helpers"),
+        "setup.py": b"print('setup')\n",
+        "run.sh": b"echo run\n",
+    }
+
+    def git(*args: str) -> bytes:
+        env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+        ident = ["-c", "user.name=u", "-c", "user.email=u@example.org"]
+        ident += ["-c", f"core.quotePath={quote_path}"]
+        return subprocess.run(
+            ["git", *ident, *args], cwd=tmp_path, env=env, check=True, capture_output=True
+        ).stdout
+
+    git("init", "-q")
+    for name, data in old.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(data)
+    git("add", "-A")
+    git("commit", "-qm", "old")
+    git("mv", "pkg/cache.py", "pkg/caching.py")
+    (tmp_path / "pkg" / "tools").mkdir()
+    git("mv", "pkg/helpers/util.py", "pkg/tools/util.py")
+    (tmp_path / "pkg/tools/util.py").write_bytes(old["pkg/helpers/util.py"] + b"one more\n")
+    (tmp_path / "pkg/odd dir").mkdir()
+    (tmp_path / "pkg/odd dir/na\u00efve file.py").write_text("X = 1\n")
+    (tmp_path / "setup.py").write_bytes(b"print('setup 2')\n")
+    (tmp_path / "setup.py").chmod(0o755)
+    (tmp_path / "run.sh").chmod(0o755)
+    git("add", "-A")
+    git("commit", "-qm", "new")
+    mail = git("format-patch", "-1", "--stdout")
+    stat = mail[mail.index(b"\n---\n") + 5 : mail.index(b"\n\ndiff --git")]
+    body_text = mail[mail.index(b"diff --git") : mail.rindex(b"\n-- \n") + 1]
+    written = diffstat(patch_of(body_text).files, quote=quote_path == "true")
+    assert written == stat.split(b"\n")
+    name = (
+        b'"pkg/odd dir/na\\303\\257ve file.py"'
+        if quote_path == "true"
+        else "pkg/odd dir/na\u00efve file.py".encode()
+    )
+    assert b" rename pkg/{cache.py => caching.py} (100%)" in written
+    assert b" rename pkg/{helpers => tools}/util.py (98%)" in written
+    assert b" create mode 100644 " + name in written
+    assert b" mode change 100644 => 100755 run.sh" in written
+
+
+def test_the_diffstat_of_a_quoted_name_tells_the_regenerated_body() -> None:
+    """``git format-patch`` quotes a name with a non-ASCII letter in its stat; ported onto a
+    release that has one of its two lines, the stat counts the one line left. Before, the
+    quoted stat was taken for one trimmed by hand and kept, still counting two."""
+    name = b'"pkg/na\\303\\257ve.py"'
+    patch = patch_of(
+        b"From: A Maintainer <a@example.org>\nSubject: two more lines\n\n---\n "
+        + name
+        + b" | 2 ++\n 1 file changed, 2 insertions(+)\n\n"
+        b'diff --git "a/pkg/na\\303\\257ve.py" "b/pkg/na\\303\\257ve.py"\n'
+        b"index 1111111..2222222 100644\n"
+        b'--- "a/pkg/na\\303\\257ve.py"\n+++ "b/pkg/na\\303\\257ve.py"\n'
+        b"@@ -1,2 +1,4 @@\n a\n+b\n c\n+d\n"
+    )
+    path = "pkg/na\u00efve.py"
+    data, _ = refresh(patch, {path: state(b"a\nb\nc\n")}, {path: state(b"a\nb\nc\nd\n")}, None)
+    assert data.split(b"diff --git")[0] == (
+        b"From: A Maintainer <a@example.org>\nSubject: two more lines\n\n---\n "
+        + name
+        + b" | 1 +\n 1 file changed, 1 insertion(+)\n\n"
+    )
+
+
+UTIL = b"".join(b"def helper_%d():\n    return %d\n" % (n, n) for n in range(1, 11))
+MOVE = (
+    b"From: A Maintainer <a@example.org>\nSubject: move the helpers\n\n---\n"
+    b" pkg/__init__.py                | 2 +-\n"
+    b" pkg/{helpers => tools}/util.py | 0\n"
+    b" 2 files changed, 1 insertion(+), 1 deletion(-)\n"
+    b" rename pkg/{helpers => tools}/util.py (100%)\n\n"
+    b"diff --git a/pkg/__init__.py b/pkg/__init__.py\nindex 1111111..2222222 100644\n"
+    b"--- a/pkg/__init__.py\n+++ b/pkg/__init__.py\n@@ -1 +1 @@\n"
+    b"-from pkg.helpers.util import helper_1\n+from pkg.tools.util import helper_1\n"
+    b"diff --git a/pkg/helpers/util.py b/pkg/tools/util.py\nsimilarity index 100%\n"
+    b"rename from pkg/helpers/util.py\nrename to pkg/tools/util.py\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("moved", "stat"),
+    [
+        (
+            UTIL,
+            b" pkg/__init__.py                | 2 +-\n"
+            b" pkg/{helpers => tools}/util.py | 0\n"
+            b" 2 files changed, 1 insertion(+), 1 deletion(-)\n"
+            b" rename pkg/{helpers => tools}/util.py (100%)\n\n",
+        ),
+        (
+            UTIL + b"def helper_11():\n    return 11\n",
+            b" pkg/__init__.py                | 2 +-\n"
+            b" pkg/{helpers => tools}/util.py | 2 ++\n"
+            b" 2 files changed, 3 insertions(+), 1 deletion(-)\n"
+            b" rename pkg/{helpers => tools}/util.py (90%)\n\n",
+        ),
+    ],
+)
+def test_a_rename_stays_a_rename(moved: bytes, stat: bytes) -> None:
+    """A ``git format-patch`` rename is regenerated as git writes it, ``rename from`` and
+    ``rename to`` (with the hunks of the lines it changes in the renamed file, and its
+    similarity), not as the old file deleted and its whole content created again, which
+    the next port would meet as a modify/delete."""
+    before = {
+        "pkg/__init__.py": state(b"# the package\nfrom pkg.helpers.util import helper_1\n"),
+        "pkg/helpers/util.py": state(UTIL),
+        "pkg/tools/util.py": None,
+    }
+    after = {
+        "pkg/__init__.py": state(b"# the package\nfrom pkg.tools.util import helper_1\n"),
+        "pkg/helpers/util.py": None,
+        "pkg/tools/util.py": state(moved),
+    }
+    data, _ = refresh(patch_of(MOVE), before, after, None)
+    preamble, init, util = data.split(b"diff --git")
+    assert preamble == (
+        b"From: A Maintainer <a@example.org>\nSubject: move the helpers\n\n---\n" + stat
+    )
+    assert init.startswith(b" a/pkg/__init__.py b/pkg/__init__.py\nindex ")
+    assert util.startswith(b" a/pkg/helpers/util.py b/pkg/tools/util.py\nsimilarity index ")
+    assert b"rename from pkg/helpers/util.py\nrename to pkg/tools/util.py\n" in util
+
+
+def _b_side(a_side: bytes) -> bytes:
+    """The ``b/`` name of an ``a/`` one, quoted or not."""
+    return b'"b/' + a_side[3:] if a_side.startswith(b'"') else b"b/" + a_side[2:]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [b'"a/pkg/na\\303\\257ve file.py"', "a/pkg/na\u00efve file.py".encode()],
+    ids=["quoted", "quotePath-off"],
+)
+def test_a_non_ascii_name_is_written_as_the_patch_wrote_it(name: bytes) -> None:
+    """A name with a non-ASCII letter is quoted in the regenerated git header as git quotes
+    it (``core.quotePath``, its default), or written as it is when the patch wrote it so.
+    Before, it was always written as it is: a format-patch file ported with its
+    ``diff --git "a/..."`` lines rewritten for no change of its content."""
+    header = b"diff --git " + name + b" " + _b_side(name) + b"\nindex 1111111..2222222 100644\n"
+    names = b"--- " + name + b"\t\n+++ " + _b_side(name) + b"\t\n"
+    patch = patch_of(
+        b"Subject: two more lines\n---\n" + header + names + b"@@ -1,2 +1,4 @@\n a\n+b\n c\n+d\n"
+    )
+    path = "pkg/na\u00efve file.py"
+    data, _ = refresh(patch, {path: state(b"a\nb\nc\n")}, {path: state(b"a\nb\nc\nd\n")}, None)
+    assert data.startswith(
+        b"Subject: two more lines\n---\ndiff --git " + name + b" " + _b_side(name) + b"\nindex "
+    )
+    assert b"\n" + names + b"@@ -1,3 +1,4 @@\n" in data

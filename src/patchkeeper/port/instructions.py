@@ -59,7 +59,10 @@ def instructions(record: PortedPatch, work_dir: Path, new_label: str, history: s
         else:
             lines.append(
                 f"- `{merged.target}`: {merged.status}: the patch deletes a file the new pin "
-                "changed; delete it from `files/` to keep the deletion"
+                "changed; its one conflict region holds the new pin's lines, then the old "
+                "pin's between `|||||||` and `=======`, and nothing as the patch's side: "
+                "delete the file from `files/` to keep the deletion, or edit it to the lines "
+                "to keep, without the markers"
             )
     lines += ["", "## Why (upstream history)", ""]
     if history is None:

@@ -46,8 +46,9 @@ class FileMerge:
         path: the path the patch names.
         target: where the result goes in the new tree (``path``, or where the file moved).
         status: :data:`CLEAN`, :data:`CONFLICT`, :data:`GONE` or :data:`MODIFY_DELETE`.
-        result: the merged file (with conflict markers for :data:`CONFLICT`), ``None`` for a
-            deletion or when there is nothing to write (:data:`GONE`).
+        result: the merged file (with conflict markers for :data:`CONFLICT`, and around the
+            new pin's file for :data:`MODIFY_DELETE`), ``None`` for a deletion or when there
+            is nothing to write (:data:`GONE`).
         conflicts: how many conflict regions git left.
     """
 
@@ -106,6 +107,31 @@ def _mode(base: FileState | None, ours: FileState | None, theirs: FileState | No
     return ours.mode if ours is not None else None
 
 
+def _deletion_region(base: FileState | None, theirs: FileState, labels: Labels) -> FileState:
+    """The new pin's file of a modify/delete as one conflict region in diff3 style: the new
+    pin's lines, the old pin's between ``|||||||`` and ``=======``, and the patch's side
+    empty (it deletes the file). A file left as it was laid out then fails ``--continue``'s
+    check for markers, as ``git rebase --continue`` refuses a path left unmerged: taking
+    the new pin's file without a word would drop the patch's deletion. A side without a
+    last line ending gets one, as ``git merge-file`` gives it one in a conflict."""
+    eol = b"\r\n" if theirs.data.split(b"\n", 1)[0].endswith(b"\r") else b"\n"
+
+    def side(data: bytes) -> bytes:
+        return data if not data or data.endswith(b"\n") else data + eol
+
+    data = b"".join(
+        [
+            b"<<<<<<< " + labels.new.encode("utf-8", "surrogateescape") + eol,
+            side(theirs.data),
+            b"||||||| " + labels.old.encode("utf-8", "surrogateescape") + eol,
+            side(base.data if base is not None else b""),
+            b"=======" + eol,
+            b">>>>>>> " + labels.patch.encode("utf-8", "surrogateescape") + eol,
+        ]
+    )
+    return FileState.from_bytes(data, theirs.mode)
+
+
 def merge_path(
     path: str,
     target: str,
@@ -119,7 +145,7 @@ def merge_path(
     if ours is None:  # the patch deletes the file
         if theirs is None or theirs == base:
             return FileMerge(path, target, CLEAN, None)
-        return FileMerge(path, target, MODIFY_DELETE, theirs, 1)
+        return FileMerge(path, target, MODIFY_DELETE, _deletion_region(base, theirs, labels), 1)
     if theirs is None and base is not None:
         return FileMerge(path, target, GONE, None, 1)
     data, conflicts = merge_file(

@@ -11,7 +11,8 @@ configuration.
 File headers follow the original patch: a file diff whose header has no ``index`` line
 (quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
 header is rebuilt with the original's path prefixes and ``index`` abbreviation, since its
-blob ids change with the content. Files keep the original patch's order.
+blob ids change with the content. Files keep the original patch's order. A patch with a
+rename is regenerated with git's rename detection, so its renames stay renames.
 
 A file with two sections in the original (two commits' diffs joined) gets one section, git's
 diff of the file, in the place and the header form of its first section: the regenerated
@@ -112,17 +113,41 @@ def _git_style(patch: Patch) -> bool:
     )
 
 
+def _quotes_paths(patch: Patch) -> bool:
+    """Whether the patch's git headers quote a name with a non-ASCII letter, as git does by
+    default: false when one ``diff --git`` line writes such a name as it is (git's
+    ``core.quotePath`` off), so the regenerated headers keep the writer's style."""
+    for diff in patch.files:
+        for line in split_lines(diff.header_raw):
+            if line.startswith(b"diff --git ") and any(byte >= 0x80 for byte in line):
+                return False
+    return True
+
+
 def _compose_header(
-    diff: FileDiff, git_header: bytes, names: tuple[str, str], git_style: bool, keep_index: bool
+    diff: FileDiff,
+    git_header: bytes,
+    names: tuple[str, str],
+    git_style: bool,
+    keep_index: bool,
+    quote: bool = True,
 ) -> bytes:
-    """A file header in the original's style for a regenerated file diff."""
+    """A file header in the original's style for a regenerated file diff: in git's style,
+    each name as git writes it (:func:`quote_path`; ``quote`` false is ``core.quotePath``
+    off), so that a name with a non-ASCII letter, a ``"`` or a ``\\`` reads back as git
+    reads it."""
     src, dst = names
-    old = f"{src}{diff.old_path}" if diff.old_path is not None else "/dev/null"
-    new = f"{dst}{diff.new_path}" if diff.new_path is not None else "/dev/null"
+
+    def named(name: str) -> str:
+        return quote_path(name, quote) if git_style else name
+
+    old = named(f"{src}{diff.old_path}") if diff.old_path is not None else "/dev/null"
+    new = named(f"{dst}{diff.new_path}") if diff.new_path is not None else "/dev/null"
     out: list[bytes] = []
     if git_style:
-        path = diff.path
-        out.append(f"diff --git {src}{path} {dst}{path}\n".encode("utf-8", "surrogateescape"))
+        first = diff.old_path if diff.is_rename and diff.old_path is not None else diff.path
+        top = f"diff --git {named(src + first)} {named(dst + diff.path)}\n"
+        out.append(top.encode("utf-8", "surrogateescape"))
         for line in split_lines(git_header)[1:]:
             if line.startswith((b"--- ", b"+++ ")):
                 break
@@ -141,9 +166,15 @@ def _name_end(name: str) -> str:
     return "\t" if " " in name else ""
 
 
+#: A rename's (or copy's) side as ``git diff --no-index -M`` names it, under its scratch
+#: directory: ``rename from a/pkg/x.py``, ``rename to "b/pkg/na\\303\\257ve.py"``
+RENAME_SIDE = re.compile(rb'^((?:rename|copy) (?:from|to) "?)(?:a|b)/')
+
+
 def _git_sides(output: bytes) -> bytes:
     """``git diff --no-index`` output with each ``diff --git`` line naming the old side
-    ``a/`` and the new one ``b/``, as ``git diff`` between trees writes it.
+    ``a/`` and the new one ``b/``, as ``git diff`` between trees writes it, and each
+    ``rename from``/``rename to`` line naming the path without the scratch directory.
 
     With ``--no-index`` git names a created file by its new path on both sides
     (``diff --git b/X b/X``) and a deleted one by its old path (``a/X a/X``); where ``X``
@@ -152,6 +183,10 @@ def _git_sides(output: bytes) -> bytes:
     """
     lines = split_lines(output)
     for index, line in enumerate(lines):
+        side = RENAME_SIDE.match(line)
+        if side is not None:  # the scratch directory's name is no part of the path
+            lines[index] = side.group(1) + line[side.end() :]
+            continue
         if not line.startswith(b"diff --git "):
             continue
         body = line[len(b"diff --git ") :]
@@ -197,8 +232,12 @@ def git_diff(
     before: Mapping[str, FileState | None],
     after: Mapping[str, FileState | None],
     abbrev: int | None,
+    renames: bool = False,
 ) -> list[FileDiff]:
     """The file diffs from ``before`` to ``after`` (path -> state, ``None`` = absent), by git.
+
+    With ``renames``, a file deleted and one created with most of its lines are one rename
+    (git's ``-M``), as ``git format-patch`` writes them.
 
     Returns file diffs parsed at ``-p1`` (git's ``a/``, ``b/`` names), in git's order; paths
     whose state is equal on both sides are left out.
@@ -213,6 +252,8 @@ def git_diff(
         _write_side(root / "b", {p: after.get(p) for p in changed})
         # The scratch directories are named a and b, so --no-prefix gives a/ and b/ names.
         args = ["diff", "--no-index", *gitops.DIFF_OPTIONS, "--no-prefix", "-U3"]
+        if renames:  # after DIFF_OPTIONS' --no-renames, which it overrides
+            args.append("--find-renames")
         full = abbrev is not None and abbrev >= 40
         args.append("--full-index" if full else f"--abbrev={abbrev or 7}")
         done = gitops.call([*args, "a", "b"], root)
@@ -232,10 +273,17 @@ def git_diff(
 STAT_LINE = re.compile(rb"^ .* \| +(?:\d+|Bin)\b")
 #: Its last line: `` 1 file changed, 2 insertions(+)``
 STAT_SUMMARY = re.compile(rb"^ \d+ files? changed")
-#: What follows it for a created or deleted file: `` create mode 100644 tests/conftest.py``
-STAT_MODE = re.compile(rb"^ (?:create|delete) mode [0-7]+ ")
+#: What follows it per file: `` create mode 100644 tests/conftest.py``, `` delete mode ...``,
+#: `` rename pkg/{a.py => b.py} (100%)``, `` copy ...``, `` mode change 100644 => 100755 x``
+STAT_MODE = re.compile(rb"^ (?:(?:create|delete) mode [0-7]+ |(?:rename|copy) |mode change )")
 #: The file header line it is written from: ``new file mode 100644``
 MODE_LINE = re.compile(rb"^(new|deleted) file mode ([0-7]+)", re.MULTILINE)
+#: A rename's or copy's header lines: ``similarity index 93%``, ``copy from a.py``
+SIMILARITY = re.compile(rb"^similarity index (\d+)%", re.MULTILINE)
+COPY_FROM = re.compile(rb"^copy from ", re.MULTILINE)
+#: What git's ``quote_c_style`` writes for a byte as ``\a``, ``\t``, ...; other bytes
+#: below 0x20, 0x7f and above are written in octal.
+C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
 #: The width ``git format-patch`` fits its diffstat in (git's ``MAIL_DEFAULT_WRAP``).
 STAT_WIDTH = 72
 
@@ -245,10 +293,105 @@ def _scale(count: int, width: int, largest: int) -> int:
     return 0 if not count else 1 + (count * (width - 1)) // largest
 
 
-def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
+def quote_path(path: str, quote: bool = True) -> str:
+    """``path`` as git's ``quote_c_style`` writes it in a diffstat: in double quotes, with
+    C escapes for ``"``, ``\\`` and control bytes and octal for bytes from 0x7f up, when it
+    holds any of them; as it is otherwise. With ``quote`` false (git's ``core.quotePath``
+    off) bytes from 0x80 up are written as they are.
+
+    >>> quote_path("pkg/na\u00efve file.py")
+    '"pkg/na\\\\303\\\\257ve file.py"'
+    >>> quote_path("pkg/na\u00efve file.py", quote=False)
+    'pkg/na\u00efve file.py'
+    """
+    data = path.encode("utf-8", "surrogateescape")
+    special = [b < 0x20 or b in (34, 92, 0x7F) or (quote and b >= 0x80) for b in data]
+    if not any(special):
+        return path
+    out = []
+    for byte, odd in zip(data, special):
+        if not odd:
+            out.append(chr(byte) if byte < 0x80 else bytes([byte]).decode("latin-1"))
+        elif byte in C_ESCAPES:
+            out.append("\\" + C_ESCAPES[byte])
+        else:
+            out.append(f"\\{byte:03o}")
+    text = "".join(out)
+    if not quote:  # bytes from 0x80 up stay UTF-8
+        text = text.encode("latin-1").decode("utf-8", "surrogateescape")
+    return f'"{text}"'
+
+
+def rename_name(old: str, new: str, quote: bool = True) -> str:
+    """A rename's name in a diffstat, as git's ``pprint_rename`` writes it: the common
+    leading directories and trailing part once, the parts that differ in braces
+    (``pkg/{cache.py => caching.py}``, ``{old => new}/util.py``), or both names whole,
+    quoted, when either needs quoting.
+
+    >>> rename_name("dacite/cache.py", "dacite/caching.py")
+    'dacite/{cache.py => caching.py}'
+    >>> rename_name("a.py", "b.py")
+    'a.py => b.py'
+    """
+    if quote_path(old, quote) != old or quote_path(new, quote) != new:
+        return f"{quote_path(old, quote)} => {quote_path(new, quote)}"
+    prefix = 0
+    for index, (a, b) in enumerate(zip(old, new)):
+        if a != b:
+            break
+        if a == "/":
+            prefix = index + 1
+    suffix = 0
+    adjust = 1 if prefix else 0
+    a_end, b_end = len(old) - 1, len(new) - 1
+    while a_end >= prefix - adjust and b_end >= prefix - adjust and old[a_end] == new[b_end]:
+        if old[a_end] == "/":
+            suffix = len(old) - a_end
+        a_end -= 1
+        b_end -= 1
+    a_mid = old[prefix : max(len(old) - suffix, prefix)]
+    b_mid = new[prefix : max(len(new) - suffix, prefix)]
+    if prefix + suffix:
+        return f"{old[:prefix]}{{{a_mid} => {b_mid}}}{old[len(old) - suffix :]}"
+    return f"{a_mid} => {b_mid}"
+
+
+def _stat_name(diff: FileDiff, quote: bool) -> str:
+    if diff.is_rename and diff.old_path is not None and diff.new_path is not None:
+        return rename_name(diff.old_path, diff.new_path, quote)
+    return quote_path(diff.path, quote)
+
+
+def _summary_lines(diff: FileDiff, quote: bool) -> list[str]:
+    """What git's ``diff_summary`` writes after the counts for one file diff."""
+    created = MODE_LINE.search(diff.header_raw)
+    if created is not None:
+        action = "create" if created.group(1) == b"new" else "delete"
+        return [f" {action} mode {created.group(2).decode()} {quote_path(diff.path, quote)}"]
+    lines = []
+    changed = diff.old_mode is not None and diff.new_mode is not None
+    changed = changed and diff.old_mode != diff.new_mode
+    if diff.is_rename:
+        found = SIMILARITY.search(diff.header_raw)
+        kind = "copy" if COPY_FROM.search(diff.header_raw) else "rename"
+        score = f" ({int(found.group(1))}%)" if found is not None else ""
+        lines.append(f" {kind} {_stat_name(diff, quote)}{score}")
+        if changed:
+            lines.append(f" mode change {diff.old_mode} => {diff.new_mode}")
+    elif changed:
+        lines.append(
+            f" mode change {diff.old_mode} => {diff.new_mode} {quote_path(diff.path, quote)}"
+        )
+    return lines
+
+
+def diffstat(diffs: Sequence[FileDiff], quote: bool = True) -> list[bytes]:
     """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
     without its line ending: a line per file (name, changed lines, a graph of ``+`` and
-    ``-`` scaled as git scales it to 72 columns) and the summary line.
+    ``-`` scaled as git scales it to 72 columns), the summary line, and what git's summary
+    says of each created, deleted, renamed or copied file and each mode change. A name is
+    written as git writes it (:func:`quote_path`, :func:`rename_name`); ``quote`` false is
+    git's ``core.quotePath`` off.
 
     Written here rather than asked of git: ``git diff --no-index --stat=72 --summary``
     between the scratch directories names each file by its scratch path (``{a => b}/x``,
@@ -259,7 +402,7 @@ def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
     counts = []
     for diff in diffs:
         kinds = "".join(hunk.kinds for hunk in diff.hunks)
-        counts.append((diff.path, kinds.count("+"), kinds.count("-")))
+        counts.append((_stat_name(diff, quote), kinds.count("+"), kinds.count("-")))
     largest = max((add + dele for _, add, dele in counts), default=0)
     number_width = len(str(largest))
     name_width = max((len(name) for name, _, _ in counts), default=0)
@@ -297,12 +440,7 @@ def diffstat(diffs: Sequence[FileDiff]) -> list[bytes]:
         summary += f", {inserted} insertion{'' if inserted == 1 else 's'}(+)"
     if deleted or not inserted:
         summary += f", {deleted} deletion{'' if deleted == 1 else 's'}(-)"
-    modes = []  # git's summary of created and deleted files, after the counts
-    for diff in diffs:
-        found = MODE_LINE.search(diff.header_raw)
-        if found is not None:
-            action = "create" if found.group(1) == b"new" else "delete"
-            modes.append(f" {action} mode {found.group(2).decode()} {diff.path}")
+    modes = [line for diff in diffs for line in _summary_lines(diff, quote)]
     return [line.encode("utf-8", "surrogateescape") for line in [*lines, summary, *modes]]
 
 
@@ -331,9 +469,15 @@ def restat(
     while end < len(lines) and STAT_MODE.match(lines[end]):
         end += 1
     written = [line.rstrip(b"\r\n") for line in lines[start:end]]
-    if old is not None and (any(diff.is_binary for diff in old) or written != diffstat(old)):
-        return preamble
-    stat = [line + newline for line in diffstat(diffs)]
+    quote = True
+    if old is not None:
+        if any(diff.is_binary for diff in old):
+            return preamble
+        if written != diffstat(old):
+            if written != diffstat(old, quote=False):
+                return preamble
+            quote = False  # written by a git with core.quotePath off
+    stat = [line + newline for line in diffstat(diffs, quote)]
     return b"".join([*lines[:start], *stat, *lines[end:]])
 
 
@@ -378,7 +522,8 @@ def refresh(
         RefreshError: the regenerated patch does not turn ``before`` into ``after``.
     """
     moved = moved or {}
-    diffs = git_diff(before, after, index_abbrev(patch))
+    renames = any(diff.is_rename for diff in patch.files)
+    diffs = git_diff(before, after, index_abbrev(patch), renames)
     if not diffs:
         return None
     order = [moved.get(diff.path, diff.path) for diff in patch.files]
@@ -387,6 +532,7 @@ def refresh(
     names = prefixes(patch)
     git_style = _git_style(patch)
     keep_index = index_abbrev(patch) is not None or not patch.files
+    quote = _quotes_paths(patch)
     parts: list[bytes] = []
     preamble = patch.preamble
     old_value = None
@@ -399,10 +545,17 @@ def refresh(
             diff.old_path,
             diff.new_path,
         )
-        if same_paths and original is not None and not _has_index(original.header_raw):
+        if (
+            same_paths
+            and original is not None
+            and not _has_index(original.header_raw)
+            and bool(original.hunks) == bool(diff.hunks)  # a rename's header has no ---/+++
+        ):
             parts.append(original.header_raw)
         else:
-            parts.append(_compose_header(diff, diff.header_raw, names, git_style, keep_index))
+            parts.append(
+                _compose_header(diff, diff.header_raw, names, git_style, keep_index, quote)
+            )
         parts.extend(hunk.raw for hunk in diff.hunks)
     parts[0] = restat(preamble, _ordered(diffs, order), patch.files)
     parts.append(patch.trailer)

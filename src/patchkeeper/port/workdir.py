@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.port.merge import FileMerge
+from patchkeeper.port.merge import MODIFY_DELETE, FileMerge
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.series.parse import split_lines
@@ -286,7 +286,10 @@ class WorkDir:
             relative = path.relative_to(files).as_posix()
             if path.is_file() and relative not in resolved:
                 resolved[relative] = read_file(path)
-        _check_markers(files, resolved)
+        deleted = {
+            t for t, info in manifest["paths"].items() if info.get("status") == MODIFY_DELETE
+        }
+        _check_markers(files, resolved, deleted)
         return manifest["patch"], resolved
 
     def save_resolution(self, name: str, resolved: Mapping[str, FileState | None]) -> None:
@@ -363,9 +366,12 @@ def first_marker(state: FileState) -> int | None:
     return None
 
 
-def _check_markers(files: Path, resolved: Mapping[str, FileState | None]) -> None:
+def _check_markers(
+    files: Path, resolved: Mapping[str, FileState | None], deleted: Set[str] = frozenset()
+) -> None:
     """Refuse a resolution with markers left, naming every such file (relative to
-    ``files``) and its first marker line, so that one run shows all that is left.
+    ``files``) and its first marker line, so that one run shows all that is left. A file
+    in ``deleted`` (a modify/delete: the patch deletes it) gets the advice to delete it too.
 
     Raises:
         UnresolvedError: one file (its path and line) or several (the directory, and each
@@ -380,19 +386,33 @@ def _check_markers(files: Path, resolved: Mapping[str, FileState | None]) -> Non
         return
     if len(left) == 1:
         [(target, line)] = left
+        if target in deleted:
+            hint = (
+                "the patch deletes this file and the new pin changed it: delete the file to "
+                "keep the deletion, or edit it to the lines to keep and remove the markers, "
+                "then run 'patchkeeper port --continue'"
+            )
+        else:
+            hint = (
+                "edit the file to the content the patch should produce, remove the "
+                "markers, then run 'patchkeeper port --continue'"
+            )
         raise UnresolvedError(
-            "conflict markers are left in this file",
-            path=files / target,
-            line=line,
-            hint="edit the file to the content the patch should produce, remove the "
-            "markers, then run 'patchkeeper port --continue'",
+            "conflict markers are left in this file", path=files / target, line=line, hint=hint
         )
+    gone = [target for target, _ in left if target in deleted]
     raise UnresolvedError(
         f"conflict markers are left in {plural(len(left), 'file')}: "
         + ", ".join(f"{target}:{line}" for target, line in left),
         path=files,
         hint="edit each file to the content the patch should produce, remove the markers, "
-        "then run 'patchkeeper port --continue'",
+        + (
+            f"(the patch deletes {', '.join(gone)}: delete {'it' if len(gone) == 1 else 'them'} "
+            "to keep the deletion), "
+            if gone
+            else ""
+        )
+        + "then run 'patchkeeper port --continue'",
     )
 
 

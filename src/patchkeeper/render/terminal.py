@@ -90,6 +90,8 @@ def _drift_words(check: object, undone: bool = True) -> str:
             "file: a patch changes or deletes a file pristine lacks (check the patch's paths "
             "and strip level, or the pristine release)"
         )
+    if expected is None and not actual:  # present, but no regular file (a FIFO) or unreadable
+        return "exists but pristine has no such file (it is no regular file, or cannot be read)"
     if expected is None:
         return f"exists (sha256 {actual[:12]}) but pristine has no such file"
     when = " once the series is undone" if undone else ""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from patchkeeper.system.cachedir import StatKey, stat_key
+from patchkeeper.system.regular import read_regular
 from patchkeeper.trees.applied import FileCheck
 from patchkeeper.trees.equal_cache import EqualFiles
 from patchkeeper.trees.leftovers import WalkIgnore, ignored_by
@@ -92,14 +93,14 @@ def _files(
 
 def _sha(path: Path) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except OSError:
         return None
 
 
 def _same(mine: Path, base: Path) -> bool:
     try:
-        return mine.read_bytes() == base.read_bytes()
+        return read_regular(mine) == read_regular(base)
     except OSError:
         return False
 

@@ -322,20 +322,22 @@ def _verified_download(archive: Path, candidate: Any) -> str | None:
     return None
 
 
-def _unpack_atomically(archive: Path, dest: Path) -> None:
+def _unpack_atomically(archive: Path, dest: Path, hint: str | None = None) -> None:
     """Unpack ``archive`` into a temporary directory beside ``dest``, then rename it there.
+    ``hint``: the advice given when it is corrupt, when it is not a download of the cache
+    (:func:`patchkeeper.upstream.unpack.local_hint`).
 
     If another process renamed its copy first, ours is discarded and theirs kept.
     """
     import tempfile
 
-    from patchkeeper.upstream.unpack import unpack_archive
+    from patchkeeper.upstream.unpack import CACHED_HINT, unpack_archive
 
     dest.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent))
     try:
         settle_dir(scratch)
-        unpack_archive(archive, scratch)
+        unpack_archive(archive, scratch, hint or CACHED_HINT)
         try:
             os.rename(scratch, dest)
         except OSError:
@@ -367,7 +369,7 @@ def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
         parse_wheel_filename,
     )
 
-    from patchkeeper.upstream.unpack import archive_stem
+    from patchkeeper.upstream.unpack import archive_stem, local_hint
 
     wheel = archive.name.endswith(".whl")
     try:
@@ -402,7 +404,7 @@ def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
     sha256 = digest.hexdigest()
     unpacked = cache_root() / "trees" / "local" / sha256 / archive_stem(archive.name)
     if not unpacked.is_dir():
-        _unpack_atomically(archive, unpacked)
+        _unpack_atomically(archive, unpacked, local_hint(f"{name}=={version}", wheel))
     return FetchedTree(
         requirement=str(archive),
         name=canonical_name(str(name)),

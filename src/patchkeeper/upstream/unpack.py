@@ -53,8 +53,30 @@ def is_archive(filename: str) -> bool:
     return filename.endswith(TAR_SUFFIXES + ZIP_SUFFIXES)
 
 
-def unpack_archive(archive: Path, dest: Path) -> None:
+#: What to do with a corrupt archive patchkeeper downloaded into its cache.
+CACHED_HINT = "delete the file from the cache and fetch it again"
+
+
+def local_hint(requirement: str, wheel: bool) -> str:
+    """What to do with a corrupt archive the user gave (``--to FILE``, a file in
+    ``--releases DIR``): not patchkeeper's to delete, so the cache's advice would send them
+    to the wrong file; they download the release ``requirement`` again.
+
+    >>> local_hint("dacite==1.8.0", wheel=False)[:84]
+    'the file is cut short or damaged: download it again (pip download --no-deps --no-bin'
+    """
+    binary = "" if wheel else " --no-binary :all:"
+    return (
+        f"the file is cut short or damaged: download it again (pip download --no-deps"
+        f"{binary} {requirement}), or give the directory it unpacks to instead"
+    )
+
+
+def unpack_archive(archive: Path, dest: Path, hint: str = CACHED_HINT) -> None:
     """Extract the tar or zip file ``archive`` into the directory ``dest`` (created if missing).
+
+    ``hint`` is the advice given with a corrupt archive: :data:`CACHED_HINT` for a file
+    of patchkeeper's cache, :func:`local_hint` for one the user gave.
 
     Raises:
         FetchError: the archive is unreadable or corrupt, of an unknown format, or has an
@@ -77,7 +99,7 @@ def unpack_archive(archive: Path, dest: Path) -> None:
         raise FetchError(
             f"cannot unpack {name}: {exc}",
             path=archive,
-            hint="delete the file from the cache and fetch it again",
+            hint=hint,
         ) from exc
 
 

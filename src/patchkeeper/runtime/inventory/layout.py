@@ -28,6 +28,7 @@ from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
 from patchkeeper.runtime.store.cache import file_state
 from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.system.pyproject import project_table
+from patchkeeper.system.regular import is_special
 
 
 class PatchFile(NamedTuple):
@@ -88,6 +89,7 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
     patch_files = tuple(
         PatchFile(path, path.relative_to(root).as_posix(), *module_name(root, path))
         for path in sorted((root / settings.patch_directory).rglob("*.py"))
+        if not is_special(path)  # a FIFO or socket named *.py is no module: reading it would hang
     )
     declared = _entry_points(root, top)
     groups = {*settings.entry_point_groups, CONSOLE_SCRIPTS}

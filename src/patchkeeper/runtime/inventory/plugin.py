@@ -30,6 +30,7 @@ from patchkeeper.runtime.store.cache import (
     start_prefetch,
 )
 from patchkeeper.runtime.store.plugin_stores import ParseStore
+from patchkeeper.system.regular import read_regular
 
 
 class ReplacementSource(NamedTuple):
@@ -140,7 +141,7 @@ class PluginTree:
 
         def scan(file: Path, is_package: bool) -> FileFacts:
             try:
-                data = file.read_bytes()
+                data = read_regular(file)
             except OSError as exc:
                 return unreadable(module, self.relative(file), exc)
             relative = self.relative(file)

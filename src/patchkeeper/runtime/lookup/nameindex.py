@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from patchkeeper.runtime.syntax import names
+from patchkeeper.system.regular import is_special
 
 #: ``from vllm.x import a, b as c`` and parenthesised lists, at any indentation.
 FROM_IMPORT = re.compile(rb"from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)")
@@ -151,7 +152,11 @@ def python_files(directory: Path) -> list[str]:
     :func:`os.walk`: several times as fast as :meth:`pathlib.Path.rglob` on a large tree."""
     found: list[str] = []
     for folder, _subdirs, files in os.walk(directory):
-        found.extend(f"{folder}/{name}" for name in files if name.endswith(".py"))
+        found.extend(  # a FIFO or socket named *.py is no module: reading it would hang
+            f"{folder}/{name}"
+            for name in files
+            if name.endswith(".py") and not is_special(f"{folder}/{name}")
+        )
     return sorted(found, key=lambda path: path.split("/"))
 
 

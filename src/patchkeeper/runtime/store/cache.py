@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 from patchkeeper.system import cachedir
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.regular import is_special
 
 #: Bump when a record's shape changes (the code digest also changes the store's name).
 FORMAT = "runtime-13"
@@ -185,7 +186,11 @@ class SummaryCache:
             except OSError:
                 continue
             relative = folder[len(str(directory)) + 1 :]
-            names = sorted(name for name in files if name.endswith(".py"))
+            names = sorted(
+                name  # a FIFO or socket named *.py is no module: reading it would hang
+                for name in files
+                if name.endswith(".py") and not is_special(os.path.join(folder, name))
+            )
             listing.append((relative, (stat.st_ino, stat.st_mtime_ns), names))
         self.put_value(key, "", listing)
         return [

@@ -1,0 +1,63 @@
+"""Read a file that a tree walk found, without hanging on one that is not a regular file.
+
+A tree patchkeeper reads (a target, a pristine release, a plugin) may hold a FIFO, a socket
+or a device under a name like any other (``pipe.py``): ``open`` of a FIFO blocks until a
+writer comes, so a plain read would hang the command for ever. :func:`read_regular` opens
+without blocking and reads only a regular file (a symbolic link to one included).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+
+def read_regular(path: Path | str) -> bytes:
+    """The bytes of the regular file ``path`` (a symbolic link to one is followed).
+
+    Raises:
+        OSError: it cannot be opened or read, or it is not a regular file (``EINVAL``,
+            "not a regular file": a FIFO, a socket, a device or a directory), as a read of
+            a missing file raises ``FileNotFoundError``; callers already handle ``OSError``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     fifo = os.path.join(scratch, "pipe.py")
+    ...     os.mkfifo(fifo)
+    ...     try:
+    ...         read_regular(fifo)
+    ...     except OSError as exc:
+    ...         print(exc.strerror)
+    not a regular file
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        chunks = []
+        while True:
+            chunk = os.read(fd, max(info.st_size, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def is_special(path: Path | str) -> bool:
+    """Whether ``path`` is there (following a symbolic link) and is no regular file nor a
+    directory: a FIFO, a socket or a device, which a walk listing files must leave out. A
+    path that cannot be looked at (a dangling link) is not special: reading it reports it.
+
+    >>> is_special("/dev/null"), is_special("/no/such/file")
+    (True, False)
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
