@@ -159,8 +159,9 @@ def _gated_signature_reason(
     callers bind to it as they do to upstream's function, and the plugin's implementation is
     its own (not one definition the copy rules read). Only a name the audit reads no single
     definition of (``mine`` is ``None``) and a change that includes the signature; a
-    decorator or kind-of-definition change is not covered (the vllm-ascend maintainers kept
-    such a gated ``gumbel_sample`` replacement unchanged, ``benchmarks/runtime_history.py``)."""
+    decorator or kind-of-definition change is not covered. A gate the upgrade moves makes the
+    entry *update* after all (the branch for the old release is to be cut:
+    :func:`patchkeeper.runtime.judge.release_branches.gated_branch_update`)."""
     parsed = new_code.parsed
     if gated is None or mine is not None or not isinstance(parsed, _FUNCTIONS):
         return ""
@@ -168,7 +169,7 @@ def _gated_signature_reason(
         return ""
     if any(not c.startswith(("signature", "body")) for c in changes):
         return ""
-    where, line, shape = gated
+    where, line, shape, _ = gated
     if shape != parameter_shape(parsed.args):
         return ""
     name = entry.replacement.partition(":")[2]

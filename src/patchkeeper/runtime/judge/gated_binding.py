@@ -18,14 +18,16 @@ from pathlib import Path
 
 from patchkeeper.runtime.judge.replacement import may_hold_gate, plugin_tree
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax.gates import evaluate_node
+from patchkeeper.runtime.syntax.gates import evaluate_node, moves
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 #: A parameter of :func:`parameter_shape`: ``(name, kind, has a default)``.
 Parameter = tuple[str, str, bool]
 #: What a version gate binds a replacement's name to at the new release: ``(the module's
-#: path in the plugin, the gate's line, the bound function's parameter_shape)``, or ``None``.
-Gated = tuple[str, int, tuple[Parameter, ...]] | None
+#: path in the plugin, the gate's line, the bound function's parameter_shape, the gate's test
+#: when the upgrade moves it: decided at the old and the new release with different outcomes,
+#: else "")``, or ``None``.
+Gated = tuple[str, int, tuple[Parameter, ...], str] | None
 
 
 def parameter_shape(arguments: ast.arguments) -> tuple[tuple[str, str, bool], ...]:
@@ -70,22 +72,17 @@ def _binding(body: list[ast.stmt], name: str, functions: dict[str, _Function]) -
     return found
 
 
-def gated_parameters(
-    file: Path, name: str, version: str
-) -> tuple[int, tuple[tuple[str, str, bool], ...]] | None:
-    """``(line of the gate, parameter_shape)`` of the function the module ``file`` binds
-    ``name`` to in the branch of a module-level version gate live at upstream ``version``;
-    ``None`` when no decidable gate binds it there (also when the file cannot be read or
-    parsed, or ``version`` is ``""``).
-
-    Raises nothing: an unreadable module is no evidence."""
+def _gate(file: Path, name: str, version: str) -> tuple[ast.If, _Function] | None:
+    """The last module-level version gate of ``file`` whose branch live at upstream
+    ``version`` binds ``name`` to a function, with that function; ``None`` when none (also
+    when the file cannot be read or parsed, or ``version`` is ``""``)."""
     if not version or not may_hold_gate(file):
         return None
     tree = plugin_tree(file)
     if tree is None:
         return None
     functions: dict[str, _Function] = {}
-    result: tuple[int, tuple[tuple[str, str, bool], ...]] | None = None
+    result: tuple[ast.If, _Function] | None = None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[node.name] = node
@@ -96,19 +93,48 @@ def gated_parameters(
             continue
         bound = _binding(node.body if live else node.orelse, name, functions)
         if bound is not None:
-            result = (node.lineno, parameter_shape(bound.args))
+            result = (node, bound)
     return result
 
 
+def gated_parameters(
+    file: Path, name: str, version: str
+) -> tuple[int, tuple[tuple[str, str, bool], ...]] | None:
+    """``(line of the gate, parameter_shape)`` of the function the module ``file`` binds
+    ``name`` to in the branch of a module-level version gate live at upstream ``version``;
+    ``None`` when no decidable gate binds it there (also when the file cannot be read or
+    parsed, or ``version`` is ``""``).
+
+    Raises nothing: an unreadable module is no evidence."""
+    found = _gate(file, name, version)
+    return None if found is None else (found[0].lineno, parameter_shape(found[1].args))
+
+
+def moving_gate(file: Path, name: str, versions: tuple[str, str]) -> str:
+    """The test (source text) of the module-level version gate of ``file`` that binds
+    ``name`` at the new release of ``versions`` (old, new) when the upgrade moves it (it, or
+    a part of it, is decided at both releases with different outcomes:
+    :func:`patchkeeper.runtime.syntax.gates.moves`); ``""`` when none moves, or
+    a version is ``""``. Raises nothing."""
+    found = _gate(file, name, versions[1]) if all(versions) else None
+    if found is None or not moves(found[0].test, versions):
+        return ""
+    return ast.unparse(found[0].test)
+
+
 def gated_bindings(
-    module_files: dict[str, tuple[Path, str]], entries: list[PatchEntry], version: str
+    module_files: dict[str, tuple[Path, str]],
+    entries: list[PatchEntry],
+    version: str,
+    old: str = "",
 ) -> dict[str, Gated]:
     """Per replacement (``module:name``, a module-level name), the signature the branch of a
     version gate live at upstream ``version`` binds it to (:func:`gated_parameters`), with
     the module's path relative to the plugin's root; replacements no such gate binds are
     left out. ``module_files``: each module's file and relative path
-    (:attr:`patchkeeper.runtime.inventory.plugin.PluginReading.module_files`). Each module
-    is read once."""
+    (:attr:`patchkeeper.runtime.inventory.plugin.PluginReading.module_files`); ``old``: the
+    old release, for the gate's test when the upgrade from it moves the gate
+    (:func:`moving_gate`; ``""`` when not given). Each module is read once."""
     found: dict[str, Gated] = {}
     for replacement in sorted({e.replacement for e in entries}):
         module, _, name = replacement.partition(":")
@@ -119,5 +145,6 @@ def gated_bindings(
             continue
         bound = gated_parameters(where[0], name, version)
         if bound is not None:
-            found[replacement] = (where[1], *bound)
+            moved = moving_gate(where[0], name, (old, version))
+            found[replacement] = (where[1], *bound, moved)
     return found

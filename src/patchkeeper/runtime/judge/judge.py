@@ -109,7 +109,10 @@ first rule that applies decides):
    field) -> **update**: the call fails however unchanged the target is
    (:mod:`patchkeeper.runtime.judge.dropped_keywords`); so is one of a changed target whose
    replacement tests upstream's release with a test the upgrade moves, or is a class of its
-   own keeping a member of the kind upstream left (:mod:`patchkeeper.runtime.judge.overruled`);
+   own keeping a member of the kind upstream left (:mod:`patchkeeper.runtime.judge.overruled`),
+   or is a name its module binds in a module-level version gate the upgrade moves (the
+   gated signature above included: the branch for the old release is to be cut;
+   :func:`patchkeeper.runtime.judge.release_branches.gated_branch_update`);
 8. a full-replacement copy that already differs from the OLD upstream outside its
    Modification banners -> **update** even when this upgrade did not touch the target (the
    copy missed an earlier upstream change).
@@ -164,6 +167,7 @@ from patchkeeper.runtime.judge.never_imported import never_imported
 from patchkeeper.runtime.judge.noise import forwards_extra
 from patchkeeper.runtime.judge.overruled import overruled
 from patchkeeper.runtime.judge.registry_keys import Registered, registry_key_decision
+from patchkeeper.runtime.judge.release_branches import gated_branch_update
 from patchkeeper.runtime.judge.removed_member import removed_member
 from patchkeeper.runtime.judge.unpassed import (
     rebinding_scope,
@@ -395,6 +399,8 @@ def _judged(case: Case) -> Drift | Pending:
         )
     if otherwise.decision == RETAIN and mine is not None:
         otherwise = overruled(entry, dropped_keyword(otherwise, mine, trees), spans, versions)
+    elif mine is None:
+        otherwise = gated_branch_update(otherwise, case.gated, versions)
     if found and mine is not None and (forwards_extra(mine.parsed) or calls_original(entry, mine)):
         # a wrapper that calls the original runs upstream's own code, hooks and all: the
         # new extension point is consulted through it, nothing of it is replaced

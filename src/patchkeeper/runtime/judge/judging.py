@@ -117,7 +117,7 @@ def judge_entries(
         if is_computed_key(e) or added_constant(e) or binds_keywords(e)
     }
     dead = dead_probes(settings.root, entries, trees, versions)
-    gated = gated_bindings(reading.module_files, entries, versions[1])
+    gated = gated_bindings(reading.module_files, entries, versions[1], versions[0])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may

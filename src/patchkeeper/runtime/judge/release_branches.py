@@ -16,6 +16,14 @@ Over six vllm-ascend releases and the other development plugins of
 upstream changed and whose replacement held such a test; where upstream left the target
 unchanged they kept all 8 (the test concerns other code, the cut waits): a replacement of
 an unchanged target is not read here.
+
+The same holds for a replacement name its module binds per release in a module-level gate
+(``if vllm_version_is("0.28.0"): categorical_sample = _legacy`` ``else: ...``), wherever in
+the plugin that module is: the audit reads no single definition of such a name, but the
+gate that binds it at the new release is read (:mod:`patchkeeper.runtime.judge.gated_binding`)
+and, when the upgrade moves it, the branch for the old release is dead: *update*
+(:func:`gated_branch_update`). The vllm-ascend maintainers cut such a gate at the upgrade
+that moved it for all 4 entries whose target upstream changed.
 """
 
 from __future__ import annotations
@@ -24,37 +32,26 @@ import ast
 from typing import cast
 
 from patchkeeper.runtime.judge.drift import RETAIN, UPDATE, Code, Drift, with_decision
-from patchkeeper.runtime.syntax.astwalk import nodes, of_kinds
-from patchkeeper.runtime.syntax.gates import evaluate_node
+from patchkeeper.runtime.judge.gated_binding import Gated
+from patchkeeper.runtime.syntax.astwalk import of_kinds
+from patchkeeper.runtime.syntax.gates import moves
 
 #: The nodes whose test is read (an ``if`` statement, a conditional expression).
 _TESTS = frozenset({ast.If, ast.IfExp})
 
 
-def _moves(test: ast.expr, versions: tuple[str, str]) -> bool:
-    """Whether ``test``, or a part of it (an operand of ``not``/``and``/``or``: ``gate or
-    packed(groups)``), is a version test decided at both releases with different
-    outcomes."""
-    for node in nodes(test):
-        if not isinstance(node, ast.expr):
-            continue
-        before, after = (evaluate_node(node, version) for version in versions)
-        if before is not None and after is not None and before != after:
-            return True
-    return False
-
-
 def moving_gates(mine: Code, versions: tuple[str, str]) -> tuple[str, ...]:
     """``"file:line: test"`` of each ``if``/conditional expression in the replacement
     ``mine`` whose test (or a part of it) is decided at the old and the new release of
-    ``versions`` with different outcomes (:func:`_moves`), in source order; empty when
-    none, when a version is unknown (``""``) or the replacement does not parse."""
+    ``versions`` with different outcomes (:func:`patchkeeper.runtime.syntax.gates.moves`),
+    in source order; empty when none, when a version is unknown (``""``) or the
+    replacement does not parse."""
     node = mine.parsed
     if node is None or not all(versions):
         return ()
     tests = [cast(ast.If | ast.IfExp, found) for found in of_kinds(node, _TESTS)]
     found = sorted(
-        (test.lineno, ast.unparse(test.test)) for test in tests if _moves(test.test, versions)
+        (test.lineno, ast.unparse(test.test)) for test in tests if moves(test.test, versions)
     )
     return tuple(f"{mine.name}:{mine.start + line - 1}: {text}" for line, text in found)
 
@@ -79,4 +76,25 @@ def release_branch_update(drift: Drift, mine: Code | None, versions: tuple[str, 
         f"replacement tests upstream's release in its own code, a test whose outcome "
         f"differs at {old} and {new} ({listed}): it was written for this upgrade; cut the "
         f"branch for {old} and read the one left against upstream's change",
+    )
+
+
+def gated_branch_update(drift: Drift, gated: Gated, versions: tuple[str, str]) -> Drift:
+    """``drift`` as *update* when it is a *retain* of a target upstream changed
+    (:attr:`Drift.upstream_changes`) whose replacement name a module-level version gate binds
+    (``gated``: :data:`patchkeeper.runtime.judge.gated_binding.Gated`) and the upgrade
+    ``versions`` (old, new) moves that gate; else ``drift`` as it is (see the module
+    docstring)."""
+    if drift.decision != RETAIN or not drift.upstream_changes or gated is None or not gated[3]:
+        return drift
+    where, line, _, test = gated
+    old, new = versions
+    kinds = ", ".join(dict.fromkeys(c.split(":", 1)[0] for c in drift.upstream_changes))
+    return with_decision(
+        drift,
+        UPDATE,
+        f"upstream changed the target ({kinds}) and the replacement's module binds it in a "
+        f"version gate whose outcome differs at {old} and {new} ({where}:{line}: {test}): "
+        f"it was written for this upgrade; cut the branch for {old} and read the one left "
+        "against upstream's change",
     )

@@ -26,7 +26,7 @@ from typing import cast
 
 from packaging.version import InvalidVersion, Version
 
-from patchkeeper.runtime.syntax.astwalk import of_kinds
+from patchkeeper.runtime.syntax.astwalk import nodes, of_kinds
 
 _COMPARE = {
     ast.Eq: operator.eq,
@@ -151,6 +151,19 @@ def evaluate_node(test: ast.expr, version: str) -> bool | None:
 
 #: The nodes whose identifier :func:`evaluate_node` looks at.
 _NAMED = frozenset({ast.Name, ast.Attribute})
+
+
+def moves(test: ast.expr, versions: tuple[str, str]) -> bool:
+    """Whether ``test``, or a part of it (an operand of ``not``/``and``/``or``: ``gate or
+    packed(groups)``), is a version test decided at both releases of ``versions`` (old,
+    new) with different outcomes (:func:`evaluate_node`)."""
+    for node in nodes(test):
+        if not isinstance(node, ast.expr):
+            continue
+        before, after = (evaluate_node(node, version) for version in versions)
+        if before is not None and after is not None and before != after:
+            return True
+    return False
 
 
 def versions_named(test: str) -> tuple[str, ...]:
