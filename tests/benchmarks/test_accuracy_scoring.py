@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-_SPEC = importlib.util.spec_from_file_location("accuracy", BENCHMARKS / "accuracy.py")
-assert _SPEC is not None and _SPEC.loader is not None
-accuracy = importlib.util.module_from_spec(_SPEC)
-sys.modules["accuracy"] = accuracy
-_SPEC.loader.exec_module(accuracy)
+from benchmark_scripts import load
+
+accuracy = load("accuracy")
 
 MINED = """\
 source = "python-foo"

@@ -6,18 +6,13 @@ patches; no network, no cache.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "debian_truth.py"
-_SPEC = importlib.util.spec_from_file_location("debian_truth", SCRIPT)
-assert _SPEC is not None and _SPEC.loader is not None
-truth = importlib.util.module_from_spec(_SPEC)
-sys.modules["debian_truth"] = truth
-_SPEC.loader.exec_module(truth)
+from benchmark_scripts import load
+
+truth = load("debian_truth")
 
 CHANGELOG = """\
 python-foo (2.1.0-1) unstable; urgency=medium

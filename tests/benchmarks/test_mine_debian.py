@@ -5,19 +5,13 @@ The ``Sources`` paragraphs have the shape of the archive's; no network, no cache
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
-_SPEC = importlib.util.spec_from_file_location("mine_debian", BENCHMARKS / "mine_debian.py")
-assert _SPEC is not None and _SPEC.loader is not None
-mine = importlib.util.module_from_spec(_SPEC)
-sys.modules["mine_debian"] = mine
-_SPEC.loader.exec_module(mine)
+from benchmark_scripts import load
+
+mine = load("mine_debian")
 
 SOURCES = """\
 Package: python-foo

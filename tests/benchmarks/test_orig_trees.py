@@ -8,33 +8,16 @@ which Debian's series applies to) has them.
 
 from __future__ import annotations
 
-import importlib.util
 import io
-import sys
 import tarfile
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCHMARKS))
+from benchmark_scripts import load
 
-
-def _load(name: str) -> ModuleType:
-    known = sys.modules.get(name)
-    if known is not None:
-        return known
-    spec = importlib.util.spec_from_file_location(name, BENCHMARKS / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-accuracy = _load("accuracy")
-mine = _load("mine_debian")
+accuracy = load("accuracy")
+mine = load("mine_debian")
 
 CORE_1 = "def greet(name):\n    return 'hello ' + name\n\n\ndef shout(name):\n    return name\n"
 #: 2.0 has the fix of b.patch (shout upper-cases) and moved nothing else.

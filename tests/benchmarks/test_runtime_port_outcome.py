@@ -7,21 +7,15 @@ new copy agrees with is *clean, partial* (they did more)."""
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from pathlib import Path
 
+from benchmark_scripts import load
 from patchkeeper.runtime.judge.drift import Drift
 from patchkeeper.runtime.judge.results import AuditedEntry
 from patchkeeper.runtime.lookup.resolve import Resolution
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
-_SPEC = importlib.util.spec_from_file_location("runtime_history", BENCHMARKS / "runtime_history.py")
-assert _SPEC is not None and _SPEC.loader is not None
-history = importlib.util.module_from_spec(_SPEC)
-sys.modules["runtime_history"] = history
-_SPEC.loader.exec_module(history)
+history = load("runtime_history")
 
 COPY = "def f(x):\n    y = x + 1\n    return y\n"
 #: what port wrote: upstream's new line merged in

@@ -4,16 +4,11 @@ is defined outside the patch file, on small written plugin trees (no network, no
 from __future__ import annotations
 
 import ast
-import importlib.util
-import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "runtime_truth_draft.py"
-_SPEC = importlib.util.spec_from_file_location("runtime_truth_draft", SCRIPT)
-assert _SPEC is not None and _SPEC.loader is not None
-draft = importlib.util.module_from_spec(_SPEC)
-sys.modules["runtime_truth_draft"] = draft
-_SPEC.loader.exec_module(draft)
+from benchmark_scripts import load
+
+draft = load("runtime_truth_draft")
 
 PATCH = """\
 from vllm.v1.worker.gpu import structured_outputs
