@@ -894,10 +894,11 @@ def _decided_now(run: _Run) -> set[tuple[str, str]]:
 
 def _dropped_now(run: _Run) -> Callable[[str, str], bool]:
     """Whether a ``(kind, key)`` is a patch the series file no longer names now: a patch a
-    person took out of the series (or the port dropped) while the upgrade waited at a
-    conflict is no longer left to look at, and a suggestion to carry or port it is moot (a
-    suggestion to retire it stays: it records the drop). Nothing is dropped when the series
-    file cannot be read (its error is ``lint``'s to tell)."""
+    person dropped while the upgrade waited at its conflict (the port's files directory
+    left empty, and the port took its line out of the series) is no longer left to look at,
+    and a suggestion to carry or port it is moot (a suggestion to retire it stays: it
+    records the drop). Nothing is dropped when the series file cannot be read (its error is
+    ``lint``'s to tell)."""
     try:
         named = {entry.name for entry in parse_series(run.config.series).entries}
     except PatchkeeperError:
