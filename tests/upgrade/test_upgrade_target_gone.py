@@ -102,3 +102,23 @@ def test_a_patch_dropped_at_the_conflict_waits_for_a_decision(cli, tmp_path: Pat
     data = json.loads(run.out)
     assert (run.code, data["counts"]["retired"], data["counts"]["unknown"]) == (1, 1, 0)
     assert [(f["code"], f["line"]) for f in data["findings"]] == [("not-reviewed", 12)]
+
+
+def test_a_patch_dropped_at_the_conflict_is_not_left_to_look_at(cli, tmp_path: Path) -> None:
+    # the audit answered look for it (its file gone, its content found nowhere); the series
+    # no longer names it after the drop, so only the port's suggestion to retire it is left
+    down = _downstream(tmp_path)
+    run = cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", "--json", cwd=down)
+    assert [u["key"] for u in json.loads(run.out)["undecided"]] == ["skip-network-test.patch"]
+    run = cli("upgrade", "--continue", cwd=down)
+    lines = run.out.splitlines()
+    todo = lines[lines.index("left for a person:") + 1 :]
+    assert (run.code, todo[:2]) == (
+        0,
+        [
+            '1. suggestions to review, in patchkeeper-decisions.toml (delete "suggested: " '
+            "from its decision to accept it, or write your own):",
+            "   - series skip-network-test.patch: retire (verdict: dropped)",
+        ],
+    )
+    assert todo[2] == "2. verify the result:"

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 #: Characters only a version range (or a marker) has; an ``==`` without them pins one version.
 _RANGE_CHARACTERS = frozenset("<>!~,*;")
 
-#: Verdicts that keep a release from being suggested as the next pin.
+#: Verdicts that keep a release from being suggested as the next pin (a *conflict* that
+#: only needs a refresh does not: :attr:`ReleaseVerdicts.blocking`).
 BLOCKING = frozenset({CONFLICT, TARGET_GONE, BLOCKED})
 
 #: At most this many releases are fetched at once (downloads wait on the network, not the CPU).
@@ -65,8 +66,11 @@ class ReleaseVerdicts:
 
     @property
     def blocking(self) -> tuple[str, ...]:
-        """The patches whose verdict keeps this release from being the next pin."""
-        return tuple(v.name for v in self.verdicts if v.verdict in BLOCKING)
+        """The patches whose verdict keeps this release from being the next pin: a
+        :data:`BLOCKING` verdict, but not a *conflict* that only needs a refresh (its hunks
+        land with their own lines unchanged: it is carried, as a patch with an offset is,
+        and the patches after it are judged on its refreshed files)."""
+        return tuple(v.name for v in self.verdicts if v.verdict in BLOCKING and not v.refresh)
 
 
 @dataclass(frozen=True)
@@ -79,8 +83,8 @@ class HorizonResult:
         requirement: the range asked for, ``"minihttp>1.0"``.
         releases: one per release in the range, oldest first.
         patches: the patch names, in series order (the table's rows).
-        next_pin: the highest release where no patch conflicts, is *target gone* or *blocked*,
-            else ``None``.
+        next_pin: the highest release where no patch conflicts (but for one a refresh
+            carries), is *target gone* or *blocked*, else ``None``.
         pin_tree: the old pin's tree the evidence was weighed against, or ``None``.
         pin_note: why it could not be had, else ``None``.
         releases_dir: the ``--releases`` directory the releases were chosen from, or ``None``

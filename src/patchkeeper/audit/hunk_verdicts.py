@@ -177,6 +177,11 @@ def _presence(
       gone from around them (:func:`_taken_out_around`);
     - only removed lines: they are gone *and* the lines around them are together, as the
       post-image has them (a removed line that upstream rewrote is not a removal).
+
+    Evidence of absence (the replaced lines and all they name gone from the file,
+    :func:`_replaced_thing_gone`, :func:`_named_gone`) counts in the hunk's own file only:
+    another file (``elsewhere``) may never have had them, so a hunk is not found there by
+    what that file lacks.
     """
     added = _changed_added(hunk, language)
     index = file_index(lines)
@@ -193,7 +198,7 @@ def _presence(
         else:
             positions = index.find_in_order(added, _span(hunk))
         if positions is None:
-            return _replaced_thing_gone(lines, hunk) if kind == DOCS else None
+            return _replaced_thing_gone(lines, hunk) if kind == DOCS and not elsewhere else None
         if not _in_order(pin, added, _span(hunk)):
             return positions[0] + 1, "added lines found"
         # the pin has these lines in this order too: only the whole post-image, which the
@@ -206,14 +211,16 @@ def _presence(
     removed = removed_lines(hunk, language)
     if not removed or any(index.has(line) for line in removed):
         return None
+    # what another file lacks proves nothing: it may never have had the lines or names
+    gone = kind != CONFIG and not elsewhere
     first = None
     for before, after, distance in _around_removals(hunk):
         positions = index.find_in_order([before, after], distance)
         if positions is None:
-            return _named_gone(lines, hunk, removed, pin, kind) if kind != CONFIG else None
+            return _named_gone(lines, hunk, removed, pin, kind) if gone else None
         first = positions[0] + 1 if first is None else first
     if first is None:
-        return _named_gone(lines, hunk, removed, pin, kind) if kind != CONFIG else None
+        return _named_gone(lines, hunk, removed, pin, kind) if gone else None
     return first, "removed lines gone, the lines around them together"
 
 

@@ -60,9 +60,11 @@ from patchkeeper.port.workdir import (
 )
 from patchkeeper.progress import note
 from patchkeeper.record.decide import replace_gone
+from patchkeeper.record.decisions import DROPS, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.load import load_series
+from patchkeeper.series.parse import parse_series
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked, locked_folder
 from patchkeeper.trees.tree import spec_tree
@@ -833,13 +835,18 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
             for c in state.facts.get("runtime_conflicts", [])
         ]
     decided = _decided_now(run)
+    dropped = _dropped_now(run)
     undecided = tuple(
         Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
         for u in state.facts.get("undecided", [])
-        if (u["kind"], u["key"]) not in decided
+        if (u["kind"], u["key"]) not in decided and not dropped(u["kind"], u["key"])
     )
     done = outcome != UpgradeOutcome.ABORTED
-    suggestions = tuple(Suggestion(**s) for s in _suggestions_now(run) if done)
+    suggestions = tuple(
+        Suggestion(**s)
+        for s in _suggestions_now(run)
+        if done and (not dropped(s["kind"], s["key"]) or s["decision"] in DROPS)
+    )
     return UpgradeResult(
         action=action,
         outcome=outcome,
@@ -883,6 +890,20 @@ def _decided_now(run: _Run) -> set[tuple[str, str]]:
     except PatchkeeperError:
         return set()
     return {key for key, table in tables.items() if table.decision and not table.suggested}
+
+
+def _dropped_now(run: _Run) -> Callable[[str, str], bool]:
+    """Whether a ``(kind, key)`` is a patch the series file no longer names now: a patch a
+    person dropped while the upgrade waited at its conflict (the port's files directory
+    left empty, and the port took its line out of the series) is no longer left to look at,
+    and a suggestion to carry or port it is moot (a suggestion to retire it stays: it
+    records the drop). Nothing is dropped when the series file cannot be read (its error is
+    ``lint``'s to tell)."""
+    try:
+        named = {entry.name for entry in parse_series(run.config.series).entries}
+    except PatchkeeperError:
+        return lambda kind, key: False
+    return lambda kind, key: kind == SERIES and key not in named
 
 
 def _series_conflict(run: _Run) -> Conflict:
