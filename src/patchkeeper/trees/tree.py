@@ -930,9 +930,10 @@ def refuse_changed_pin(
     release with changed files: a copy with the series applied, or a site-packages directory
     patched in place. Judged against it, every applied patch "reverse-applies" and reads as
     upstreamed, and the audit would advise to retire the whole series. The tree's version
-    (its metadata, or the ``.dist-info`` of the configured upstream in it) must equal the pin
-    and a file the series touches must differ from the pin's tree ``old``; an unchanged copy
-    of the pin is audited as any release.
+    (its ``PKG-INFO``, or the ``.dist-info`` of the configured upstream in it; never a
+    checkout's ``pyproject.toml``) must equal the pin and a file the series touches must
+    differ from the pin's tree ``old``; an unchanged copy of the pin is audited as any
+    release.
 
     Raises:
         TargetError: naming the first patch, the line of its file diff and the file that
@@ -940,7 +941,10 @@ def refuse_changed_pin(
     """
     if old is None or tree.kind != DIRECTORY or not config.pin:
         return
-    version = tree.version
+    # Only a release's own metadata counts: PKG-INFO (an unpacked sdist) or the .dist-info
+    # of an install. A checkout's pyproject.toml often keeps the last release's version
+    # while its files move on, and auditing such a checkout is a fair question.
+    version = tree.version if (tree.root / "PKG-INFO").is_file() else None
     if version is None:
         try:
             site = site_distribution(tree.root, config)
