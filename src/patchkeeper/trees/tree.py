@@ -999,11 +999,13 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                     tree.checked_path(path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
+                    # the message says nothing was written: the hint need not say it again
+                    hint = exc.hint.removesuffix("; nothing was written") if exc.hint else None
                     raise TargetError(
                         f"{exc.message}{where}; nothing was written",
                         path=patch.path,
                         line=diff.line_no,
-                        hint=exc.hint,
+                        hint=hint,
                     ) from None
                 checked.add(path)
 
