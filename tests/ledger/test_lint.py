@@ -108,6 +108,23 @@ def test_series_against_directory(downstream: Path) -> None:
     ]
 
 
+def test_a_patch_that_is_a_symbolic_link_is_named_by_the_link(downstream: Path) -> None:
+    """A series may list a link to another patch file (Debian packagers share a patch between
+    two series so): every finding names the link, as the series does, never the file it
+    points to, which is listed on its own line."""
+    patches = downstream / "patches"
+    (patches / "alias.patch").symlink_to("size-knob.patch")
+    assert _texts(downstream) == ["patches/alias.patch: PK202 not listed in patches/series"]
+    _edit(patches / "size-knob.patch", b"Kind: local\n", b"Kind: bugfix\n")
+    (patches / "series").write_text("size-knob.patch\nextra-module.patch\nalias.patch\n")
+    assert _texts(downstream) == [
+        "patches/size-knob.patch:3: PK103 kind 'bugfix' is not one of backport, fix, feature, "
+        "local, own",
+        "patches/alias.patch:3: PK103 kind 'bugfix' is not one of backport, fix, feature, "
+        "local, own",
+    ]
+
+
 def test_a_cover_letter_is_not_an_unlisted_patch(downstream: Path) -> None:
     """git format-patch --cover-letter's mail has no diff: not a patch; a file so named that
     holds a diff is one, and is reported when the series leaves it out."""

@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from helpers import EXAMPLE_SERIES, Example
+from helpers import EXAMPLE_SERIES, Example, tree_bytes
 from patchkeeper.system.names import unquoted_name
 
 
@@ -44,15 +44,43 @@ def test_a_series_path_that_is_a_directory(cli, example: Example) -> None:
     series = down / "patches" / "series"
     series.unlink()
     series.mkdir()
-    for command in (("apply", "--target", str(example.target())), ("lint",)):
+    # decide, report and upgrade took the directory for "no series": report wrote a record of
+    # 0 series patches, and upgrade and decide said there was no series file
+    before = tree_bytes(down)
+    commands = (
+        ("apply", "--target", str(example.target())),
+        ("lint",),
+        ("decide",),
+        ("report",),
+        ("report", "--check"),
+        ("upgrade", "--to", str(example.new)),
+    )
+    for command in commands:
         run = cli(*command, cwd=down)
-        assert (run.code, run.out) == (2, "")
+        assert (run.code, run.out) == (2, ""), command
+        assert tree_bytes(down) == before, command
         assert run.err == (
-            f"patchkeeper: error: {series}: cannot read the series file: Is a directory\n"
-            "  hint: make it a readable file that lists the patches, one a line, or point "
-            "'series' at the top of patchkeeper.toml (before any [table]) to one\n"
+            f"patchkeeper: error: {series}: the series file is a directory\n"
+            "  hint: point 'series' at the top of patchkeeper.toml (before any [table]) to the "
+            "file that lists the patches, one a line\n"
         )
     shutil.rmtree(example.root / "target")
+
+
+def test_a_series_path_that_is_the_patches_directory(cli, example: Example) -> None:
+    """``series = "debian/patches"``: the directory, not the series file in it, is named."""
+    down = example.downstream
+    config = down / "patchkeeper.toml"
+    text = config.read_text()
+    assert 'series = "patches/series"\n' in text
+    config.write_text(text.replace('series = "patches/series"\n', 'series = "patches"\n'))
+    run = cli("lint", cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {down / 'patches'}: the series file is a directory\n"
+        "  hint: point 'series' at the top of patchkeeper.toml (before any [table]) to the "
+        f"series file in it, {down / 'patches' / 'series'}\n"
+    )
 
 
 def test_an_entry_that_is_a_named_pipe_or_a_dangling_link(cli, example: Example) -> None:

@@ -158,6 +158,9 @@ def test_symlinked_file_pointing_outside_is_refused(cli, example: Example) -> No
         f"{example.downstream}/patches/retry-backoff-cap.patch:13: the patch path 'retry.py' "
         f"leads outside the target through a symlink at {retry}; nothing was written",
     )
+    # the message says nothing was written; the hint does not say it a second time
+    run = cli("apply", "--target", str(target), cwd=example.downstream)
+    assert run.err.splitlines()[1] == "  hint: remove the symlink or fix the patch"
     assert (outside / "retry.py").read_bytes() == (
         example.old / "minihttp" / "retry.py"
     ).read_bytes()

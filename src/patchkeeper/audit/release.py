@@ -25,6 +25,7 @@ from patchkeeper.trees.tree import (
     Tree,
     check_paths,
     pristine_for,
+    refuse_changed_pin,
     refuse_misplaced,
     refuse_unpacked_parent,
     spec_tree,
@@ -108,6 +109,7 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     refuse_misplaced(tree, patches, "the new upstream (--to)", OPTION_TO)
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine, patches)
+    refuse_changed_pin(tree, old, patches, config, "the new upstream (--to)")
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)

@@ -433,7 +433,7 @@ def _unlisted(config: Config, output: Path) -> tuple[str, ...]:
     not list it (``name`` as the series would: relative to that directory), else ``()``: a
     new topic's file is written, but ``apply`` and ``verify`` read the series, not the
     directory. No series file, or a file elsewhere (``-o /tmp/x.patch``): ``()``."""
-    if not config.series.is_file():
+    if not config.series.exists():
         return ()
     base = config.series.parent.resolve()
     try:
@@ -468,7 +468,7 @@ def file_names(config: Config) -> dict[str, str]:
     """``{topic: series name}`` of the series' entries (``0001-fix.diff`` for topic
     ``0001-fix``): a topic the series lists is written to its file, whatever its suffix
     (:data:`patchkeeper.ledger.table.PATCH_SUFFIXES`); a new topic gets ``<topic>.patch``."""
-    if not config.series.is_file():
+    if not config.series.exists():
         return {}
     return {row_name(entry.name): entry.name for entry in parse_series(config.series).entries}
 
@@ -476,7 +476,7 @@ def file_names(config: Config) -> dict[str, str]:
 def _strips(config: Config) -> dict[Path, int]:
     """``{patch file: strip level}`` of the series entries with their own level (``-p0``);
     every other file has the configured one."""
-    if not config.series.is_file():
+    if not config.series.exists():
         return {}
     return {
         config.series.parent / entry.name: entry.strip
@@ -527,7 +527,7 @@ def _series_lines(series: Path) -> tuple[list[bytes], dict[str, list[bytes]]]:
     """The series' leading comment block and ``{name: lines}`` of its entries: the entry's
     line and the comment and blank lines after it, up to the next entry (a commented-out
     entry such as numpy's ``#python3.11.patch`` stays where it was)."""
-    if not series.is_file():
+    if not series.exists():
         return [], {}
     lines = split_lines(series.read_bytes())
     entries = parse_series(series).entries

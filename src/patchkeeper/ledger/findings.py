@@ -43,8 +43,13 @@ CODES: dict[str, str] = {
 
 
 def display_path(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` when inside it, else as given (POSIX separators)."""
+    """``path`` relative to ``root`` when inside it, else as given (POSIX separators).
+
+    The file keeps its own name: a patch that is a symbolic link is shown by the link's
+    name, never by the file it points to, since the series lists the link (only the
+    directories above it are resolved, so a root reached through a link still matches).
+    """
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return (path.absolute().parent.resolve() / path.name).relative_to(root.resolve()).as_posix()
     except ValueError:
         return path.as_posix()

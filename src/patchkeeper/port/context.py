@@ -24,6 +24,7 @@ from patchkeeper.trees.tree import (
     Tree,
     check_paths,
     pin_unfetchable,
+    refuse_changed_pin,
     refuse_misplaced,
     refuse_unpacked_parent,
     requirement_tree,
@@ -224,6 +225,7 @@ def build_context(
     refuse_misplaced(new, patches, "the new upstream (--to)", OPTION_TO)
     check_paths(old, patches)
     check_paths(new, patches)
+    refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")
     new_version = tree_version(new)
     named = None
     if new_version is None and os.path.isdir(state.new):

@@ -305,9 +305,9 @@ def environment_sources(
     record's own files out)."""
     kinds = (config.fetch, "wheel" if config.fetch == "sdist" else "sdist")
     found = [directory_source("downstream", config.root, settings.record_files(config.root))]
-    if config.pristine and config.series.is_file():
+    if config.pristine and config.series.exists():
         found.append(_spec_source("pin", config.pristine, str(config.root), kinds))
-    elif config.upstream and config.pin and config.series.is_file():
+    elif config.upstream and config.pin and config.series.exists():
         found.append(requirement_source("pin", config.pin_requirement(), kinds))
     options = {
         "audit": ((OPTION_TO, "audit target"),),

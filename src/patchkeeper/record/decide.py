@@ -90,7 +90,7 @@ def decide(config: Config) -> DecideResult:
     evidence = store.load_all(config)
     items = all_items(config, evidence)
     if not items:
-        series = "the series lists no patches" if config.series.is_file() else "no series file"
+        series = "the series lists no patches" if config.series.exists() else "no series file"
         raise PatchkeeperError(
             f"nothing to decide: {series} and there is no runtime inventory evidence",
             path=config.series,

@@ -288,7 +288,7 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
     Raises:
         PatchFormatError: the series or a patch cannot be parsed.
     """
-    if not config.series.is_file():
+    if not config.series.exists():
         return []
     from patchkeeper.series.load import load_series
 

@@ -212,8 +212,11 @@ def audit_markdown(result: RuntimeAudit) -> str:
         f"- `{s.importer}.{s.local}` ({s.file}:{s.line}) binds `{s.defined_at}`: "
         f"{'patched by ' + s.patched_by if s.patched_by else 'not patched'}"
         for s in result.stale
-    ]
+    ] or ["none: no module of the new upstream binds a patched name with `from ... import`"]
+    # the counts are the whole audit's, not the stale bindings': a heading of their own
     lines += [
+        "",
+        "## Counts",
         "",
         *(f"- {c}" for c in _counts(result.counts, [item.entry for item in result.entries])),
     ]

@@ -83,8 +83,8 @@ def parse_series(path: Path) -> Series:
     or ``-p N`` (:func:`_series_strip`).
 
     Raises:
-        PatchFormatError: the file is missing, is UTF-16 or UTF-32 text, or a line has an
-            option other than ``-pN``.
+        PatchFormatError: the file is missing or a directory, is UTF-16 or UTF-32 text, or
+            a line has an option other than ``-pN``.
 
     >>> import tempfile, os
     >>> d = tempfile.mkdtemp(); p = Path(d, "series")
@@ -99,6 +99,18 @@ def parse_series(path: Path) -> Series:
             "the series file does not exist",
             path=path,
             hint="create it, or set 'series' in [tool.patchkeeper]",
+        ) from None
+    except IsADirectoryError:
+        inner = path / "series"
+        raise PatchFormatError(
+            "the series file is a directory",
+            path=path,
+            hint=(
+                f"point 'series' in [tool.patchkeeper] to the series file in it, {inner}"
+                if inner.is_file()
+                else "point 'series' in [tool.patchkeeper] to the file that lists the "
+                "patches, one a line"
+            ),
         ) from None
     except OSError as exc:
         raise PatchFormatError(

@@ -916,6 +916,71 @@ def refuse_misplaced(tree: Tree, patches: Sequence[Patch], what: str, option: st
         )
 
 
+def _file_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes() if path.is_file() else None
+    except OSError:
+        return None
+
+
+def refuse_changed_pin(
+    tree: Tree, old: Tree | None, patches: Sequence[Patch], config: Config, what: str
+) -> None:
+    """Refuse a new upstream (``what``: "the new upstream (--to)") that is the pin's own
+    release with changed files: a copy with the series applied, or a site-packages directory
+    patched in place. Judged against it, every applied patch "reverse-applies" and reads as
+    upstreamed, and the audit would advise to retire the whole series. The tree's version
+    (its ``PKG-INFO``, or the ``.dist-info`` of the configured upstream in it; never a
+    checkout's ``pyproject.toml``) must equal the pin and a file the series touches must
+    differ from the pin's tree ``old``; an unchanged copy of the pin is audited as any
+    release.
+
+    Raises:
+        TargetError: naming the first patch, the line of its file diff and the file that
+            differs, with what to pass instead.
+    """
+    if old is None or tree.kind != DIRECTORY or not config.pin:
+        return
+    # Only a release's own metadata counts: PKG-INFO (an unpacked sdist) or the .dist-info
+    # of an install. A checkout's pyproject.toml often keeps the last release's version
+    # while its files move on, and auditing such a checkout is a fair question.
+    version = tree.version if (tree.root / "PKG-INFO").is_file() else None
+    if version is None:
+        try:
+            site = site_distribution(tree.root, config)
+        except TargetError:
+            site = None
+        version = site.version if site is not None else None
+    if version is None or _canonical_version(version) != _canonical_version(config.pin):
+        return
+    for patch in patches:
+        for diff in patch.files:
+            for path in dict.fromkeys(p for p in (diff.old_path, diff.new_path) if p is not None):
+                if _file_bytes(tree.base / path) == _file_bytes(old.base / path):
+                    continue
+                raise TargetError(
+                    f"{what}, {tree.root}, is {version}, the pin itself, but its {path} differs "
+                    f"from the pin's tree ({old.label}): it is a changed tree (the series "
+                    "applied?), not a release, and every patch applied in it would read as "
+                    "upstreamed",
+                    path=patch.path,
+                    line=diff.line_no,
+                    hint="pass the new release (NAME==VERSION, its sdist or unpacked "
+                    "directory); 'patchkeeper verify --target DIR' tells what is applied in a "
+                    "changed tree; if this tree is the pin as another source ships it, pass it "
+                    "as --pristine too",
+                )
+
+
+def _canonical_version(version: str) -> str:
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return str(Version(version))
+    except InvalidVersion:
+        return version
+
+
 def check_paths(tree: Tree, patches: list[Patch]) -> None:
     """Refuse, before anything is read or written, any patch path that escapes ``tree``.
 
@@ -934,11 +999,13 @@ def check_paths(tree: Tree, patches: list[Patch]) -> None:
                     tree.checked_path(path, state)
                 except TargetError as exc:
                     where = f" at {exc.path}" if exc.path is not None else ""
+                    # the message says nothing was written: the hint need not say it again
+                    hint = exc.hint.removesuffix("; nothing was written") if exc.hint else None
                     raise TargetError(
                         f"{exc.message}{where}; nothing was written",
                         path=patch.path,
                         line=diff.line_no,
-                        hint=exc.hint,
+                        hint=hint,
                     ) from None
                 checked.add(path)
 

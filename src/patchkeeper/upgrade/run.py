@@ -295,8 +295,9 @@ def refuse_unversioned(to: Path) -> None:
 
 
 def has_series(config: Config) -> bool:
-    """Whether the downstream carries a series (its series file exists)."""
-    return config.series.is_file()
+    """Whether the downstream carries a series: its series path exists (a directory there
+    is a series setting gone wrong, which reading the series reports, not "no series")."""
+    return config.series.exists()
 
 
 def has_runtime(config: Config) -> bool:
