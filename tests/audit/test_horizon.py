@@ -54,9 +54,7 @@ def test_horizon_table_at_80_columns(cli, example: Example, monkeypatch) -> None
     )
     assert "".join(head.split()) == "".join(words.split())  # the same text, wrapped
     assert table + "\n" == TABLE_80
-    assert tail == (
-        "next pin: stay at 1.0 (highest release with no conflict, target gone or blocked)\n"
-    )
+    assert tail == ("next pin: stay at 1.0 (highest release that needs no patch ported by hand)\n")
     assert max(len(line) for line in run.out.splitlines()) <= 80
     assert tree_bytes(example.root) == before  # a command that reads writes nothing
 
@@ -143,7 +141,7 @@ def test_horizon_of_an_empty_series(cli, example: Example) -> None:
     assert (run.code, run.err) == (0, "")
     assert run.out.split("\n\n")[1:] == [
         "  patch  1.0  1.1  1.2",
-        "next pin: 1.2 (highest release with no conflict, target gone or blocked)\n",
+        "next pin: 1.2 (highest release that needs no patch ported by hand)\n",
     ]
 
 
@@ -215,7 +213,7 @@ def test_horizon_range_excludes_the_pin_and_suggests_no_pin(cli, example: Exampl
         "| `metrics-same-host.patch` | clean | blocked |\n"
         "| `redirect-strip-api-key.patch` | blocked | blocked |\n"
         "\n"
-        "**next pin: none (every release has a conflict, target gone or blocked patch)**\n"
+        "**next pin: none (every release needs a patch ported by hand)**\n"
     )
 
 
@@ -287,7 +285,7 @@ def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
     )
     assert result.row("p1.patch") == ("offset", "partially upstreamed", "conflict")
     assert next_pin_line(result) == (
-        "next pin: 0.31.0 (highest release with no conflict, target gone or blocked)"
+        "next pin: 0.31.0 (highest release that needs no patch ported by hand)"
     )
     assert result.exit_code == 1
     assert result.envelope_target == {
@@ -340,11 +338,11 @@ def test_horizon_says_when_the_series_misses_its_own_pin(cli, example: Example) 
     run = cli("audit", "--to", "minihttp>=1.0", "--releases", "../upstream", cwd=down)
     assert run.code == 1
     assert run.out.splitlines()[-1] == (
-        "next pin: none (every release has a conflict, target gone or blocked patch); the "
+        "next pin: none (every release needs a patch ported by hand); the "
         "series does not apply at its pin 1.0 itself (no-download.patch): fix or drop that "
         "patch, then audit again"
     )
     run = cli("audit", "--to", "minihttp>1.0", "--releases", "../upstream", cwd=down)
     assert run.out.splitlines()[-1] == (
-        "next pin: none (every release has a conflict, target gone or blocked patch)"
+        "next pin: none (every release needs a patch ported by hand)"
     )

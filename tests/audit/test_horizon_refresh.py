@@ -51,5 +51,5 @@ def test_a_patch_that_only_needs_a_refresh_does_not_block_a_release(cli, tmp_pat
     )
     run = cli("audit", "--to", "tinyset>1.0", "--releases", "../rel", cwd=down)
     assert run.out.splitlines()[-1] == (
-        "next pin: 1.1 (highest release with no conflict, target gone or blocked)"
+        "next pin: 1.1 (highest release that needs no patch ported by hand)"
     )

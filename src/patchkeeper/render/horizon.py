@@ -35,16 +35,16 @@ GAP = "  "
 UNLIMITED = 1_000_000
 
 
-#: What keeps a release from being the next pin, in words
-#: (:data:`patchkeeper.audit.horizon.BLOCKING`).
-BLOCKING_WORDS = "no conflict, target gone or blocked"
+#: What the next pin is, in words: a release where no patch is
+#: :data:`patchkeeper.audit.horizon.BLOCKING` (a conflict that a refresh carries is not).
+BLOCKING_WORDS = "that needs no patch ported by hand"
 
 
 def next_pin_line(result: HorizonResult) -> str:
     """The suggestion under the table: the next pin ("stay at" when it is the configured
     pin), or none."""
     if result.next_pin is None:
-        line = "next pin: none (every release has a conflict, target gone or blocked patch)"
+        line = "next pin: none (every release needs a patch ported by hand)"
         at_pin = result.blocking_at_pin
         if at_pin:  # no later release can be better than a pin the series misses
             which = "that patch" if len(at_pin) == 1 else "those patches"
@@ -54,7 +54,7 @@ def next_pin_line(result: HorizonResult) -> str:
             )
         return line
     stay = "stay at " if result.next_pin_is_current else ""
-    return f"next pin: {stay}{result.next_pin} (highest release with {BLOCKING_WORDS})"
+    return f"next pin: {stay}{result.next_pin} (highest release {BLOCKING_WORDS})"
 
 
 def _cut(text: str, width: int) -> str:
