@@ -417,6 +417,13 @@ def _refs(statuses: Sequence[HunkVerdict], status: str) -> str:
     return hunk_refs((s for s in statuses if s.status == status), statuses)
 
 
+def _failing_do(failing: Sequence[HunkVerdict], one: str, many: str) -> str:
+    """The failing hunks of ``failing`` (:func:`hunk_refs`) and what they do, the verb
+    agreeing with their number (``one``/``many``: its two forms): ``"src/a.py #1
+    changes"``, ``"src/a.py #1, src/b.py #2 change"``."""
+    return f"{_refs(failing, FAILS)} {one if len(failing) == 1 else many}"
+
+
 def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
     return sum(1 for s in statuses if s.status == status)
 
@@ -1070,16 +1077,12 @@ def _rewritten_at_place(
     URL, a path, a version) all the time, and the substitution still has to be ported."""
     if kind != CODE:
         return None
-    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
-    code = [s for s in statuses if decides(s.path, kind)]
-    failing = [s for s in code if s.status == FAILS]
-    if not failing or any(s.status == APPLIES for s in code):
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
         return None
+    failing = [status for status, _diff, _hunk in each]
     rewrites: list[tuple[bytes, bytes, set[bytes]]] = []
-    for status in failing:
-        if (status.path, status.patch_line) not in hunks:
-            return None
-        diff, hunk = hunks[(status.path, status.patch_line)]
+    for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
         removed = removed_lines(hunk)
         if state is None or not removed:
@@ -1096,10 +1099,9 @@ def _rewritten_at_place(
         rewrites.append((*found, out))
     old, new = (text.decode("utf-8", "replace") for text in rewrites[0][:2])
     words = ", ".join(sorted(t.decode("utf-8", "replace") for t in rewrites[0][2]))
-    refs = _refs(failing, FAILS)
-    verb = "changes" if len(failing) == 1 else "change"
+    done = _failing_do(failing, "changes", "change")
     return (
-        f"upstream rewrote at their place the lines {refs} {verb}, without what the patch "
+        f"upstream rewrote at their place the lines {done}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
     )
 
@@ -1149,12 +1151,8 @@ def _reworded_at_place(ws: Workspace, patch: Patch, statuses: list[HunkVerdict])
         first = first or found
     assert first is not None
     old, new = (text.decode("utf-8", "replace") for text in first)
-    refs = _refs(failing, FAILS)
-    verb = "changes" if len(failing) == 1 else "change"
-    return (
-        f"upstream reworded at their place the words {refs} {verb}, in prose: `{old}` is now "
-        f"`{new}`"
-    )
+    done = _failing_do(failing, "changes", "change")
+    return f"upstream reworded at their place the words {done}, in prose: `{old}` is now `{new}`"
 
 
 #: A line that skips a test: a skip or xfail marker, decorator or call.
@@ -1221,9 +1219,8 @@ def _skipped_changed(
         first = first or (diff.old_path or diff.path, gone)
     assert first is not None
     path, line = first[0], first[1].decode("utf-8", "replace")
-    refs = _refs(failing, FAILS)
-    verb = "skips" if len(failing) == 1 else "skip"
-    return f"{SKIPPED_CHANGED_TEXT} {refs} {verb}: `{line}` is no longer in {path}"
+    done = _failing_do(failing, "skips", "skip")
+    return f"{SKIPPED_CHANGED_TEXT} {done}: `{line}` is no longer in {path}"
 
 
 def _neighbours(hunk: Hunk, language: str) -> tuple[bytes, bytes] | None:
@@ -1273,10 +1270,9 @@ def gone_around(ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: 
             return None
         gone.append(around)
     before, after = (text.decode("utf-8", "replace") for text in gone[0])
-    refs = _refs(failing, FAILS)
-    verb = "inserts" if len(failing) == 1 else "insert"
+    done = _failing_do(failing, "inserts", "insert")
     return (
-        f"upstream took out the lines around what {refs} {verb}: neither `{before}` nor "
+        f"upstream took out the lines around what {done}: neither `{before}` nor "
         f"`{after}` is in the file any more"
     )
 
@@ -1435,7 +1431,7 @@ def _tested_rewrite(
     there = f"; {present} there" if present else ""
     return (
         f"upstream has its tests ({found} of {total} new test lines) and rewrote the code it "
-        f"changes: what {_refs(failing, FAILS)} {'changes' if len(failing) == 1 else 'change'} "
+        f"changes: what {_failing_do(failing, 'changes', 'change')} "
         f"is gone from the new release{there}"
     )
 
@@ -1597,11 +1593,10 @@ def _written_at_place(
         if gap is None:
             return None
         written.append(gap)
-    refs = _refs(failing, FAILS)
-    verb = "inserts" if len(failing) == 1 else "insert"
+    done = _failing_do(failing, "inserts", "insert")
     first = next(line.strip() for line in written[0] if line.strip())
     return (
-        f"{AT_PLACE_TEXT} lines holding the ones {refs} {verb}, comments aside: "
+        f"{AT_PLACE_TEXT} lines holding the ones {done}, comments aside: "
         f"`{first.decode('utf-8', 'replace')}`"
         + (f" ({len(written[0])} lines)" if len(written[0]) > 1 else "")
     )
