@@ -24,6 +24,7 @@ import ast
 
 from patchkeeper.runtime.judge.drift import REMOVE, UPDATE, Drift, with_decision
 from patchkeeper.runtime.model import Mechanism, PatchEntry
+from patchkeeper.runtime.syntax.names import import_bindings
 
 #: The callees that make a partial (the dotted name the plugin's imports give them).
 PARTIAL = frozenset({"functools.partial"})
@@ -170,24 +171,12 @@ def _targets(stmt: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
 
 def _imports(tree: ast.Module, module: str) -> dict[str, str]:
     """The names the module's own body imports: name -> dotted path (relative imports
-    resolved from ``module``, taken as a module of a package)."""
+    resolved from ``module``, taken as a module of a package: :func:`import_bindings`)."""
     found: dict[str, str] = {}
     for stmt in tree.body:
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                if alias.asname:
-                    found[alias.asname] = alias.name
-                else:
-                    top = alias.name.split(".")[0]
-                    found[top] = top
-        elif isinstance(stmt, ast.ImportFrom):
-            base = stmt.module or ""
-            if stmt.level:
-                parts = module.split(".")[: -stmt.level]
-                base = ".".join([*parts, *([base] if base else [])])
-            for alias in stmt.names:
-                if alias.name != "*":
-                    found[alias.asname or alias.name] = f"{base}.{alias.name}"
+        if isinstance(stmt, ast.Import | ast.ImportFrom):
+            bound = import_bindings(stmt, module, is_package=False)
+            found.update((name, binding.dotted) for name, binding in bound.items())
     return found
 
 
