@@ -77,3 +77,24 @@ def test_a_patched_site_packages_is_refused(cli, tmp_path: Path, example: Exampl
     run = cli("audit", "--to", str(site), "--pristine", str(example.old), cwd=downstream)
     assert (run.code, run.out) == (2, "")
     assert run.err == _refusal(downstream, site, example.old)
+
+
+def test_a_patched_pin_among_the_releases_is_refused(cli, tmp_path: Path, example: Example) -> None:
+    """``audit --to RANGE --releases DIR`` whose directory holds the pin's release with the
+    series applied: the column of that release would read every patch as upstreamed."""
+    downstream = _downstream(tmp_path, example, "minihttp/")
+    releases = tmp_path / "rel"
+    for version in ("1.0", "1.1"):
+        shutil.copytree(example.root / "upstream" / f"minihttp-{version}",
+                        releases / f"minihttp-{version}")  # fmt: skip
+    pin = releases / "minihttp-1.0"
+    (pin / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: minihttp\nVersion: 1.0\n")
+    args = ("audit", "--to", "minihttp>=1.0", "--releases", str(releases),
+            "--pristine", str(example.old))  # fmt: skip
+    assert cli(*args, cwd=downstream).code == 0  # an unchanged copy of the pin is judged
+    assert cli("apply", "--target", str(pin), cwd=downstream).code == 0
+    run = cli(*args, cwd=downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == _refusal(downstream, pin, example.old).replace(
+        "the new upstream (--to)", "the release 1.0 (--releases)"
+    )

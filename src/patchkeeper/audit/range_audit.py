@@ -37,6 +37,7 @@ from patchkeeper.trees.tree import (
     archive_tree,
     check_paths,
     directory_tree,
+    refuse_changed_pin,
     requirement_tree,
 )
 from patchkeeper.upstream.requirements import check_release_option
@@ -63,6 +64,8 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     for _, tree in trees:
         check_paths(tree, patches)
     old, note = pin_tree(config, trees[-1][1], pristine)
+    for version, tree in trees:
+        refuse_changed_pin(tree, old, patches, config, f"the release {version} (--releases)")
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = []
     for version, tree in trees:
