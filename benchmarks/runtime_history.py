@@ -889,21 +889,28 @@ def set_table(results: list[dict], tests: set[str], plugins: tuple[str, ...] = (
         for result in chosen:
             port += result["port"]
         agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
-        percent = 100 * agree / max(len(rows), 1)
+        share = f"{agree} ({100 * agree / len(rows):.1f}%)" if rows else "-"
         ported = ", ".join(f"{k} {port[k]}" for k in OUTCOMES if port[k]) or "-"
         return (
-            f"| {label} | {len(chosen)} | {len(rows)} | {agree} ({percent:.1f}%) | {ported} "
+            f"| {label} | {len(chosen)} | {len(rows)} | {share} | {ported} "
             f"| {port['clean, wrong']} |"
         )
 
     for name, chosen in groups.items():
+        upgrades = []
         for result in chosen:
             pair = result["pair"]
             if pair["vllm_old"] == pair["vllm_new"] and name not in tests:
                 sets["without an upgrade"].append(result)
             else:
                 sets["test" if name in tests else "development"].append(result)
-        lines.append(row(name, chosen))
+                upgrades.append(result)
+        # a development plugin's own row counts its upgrades, as its set does; its pairs
+        # without an upgrade, when it has any, get a row of their own below it
+        lines.append(row(name, upgrades))
+        if len(upgrades) < len(chosen):
+            apart = [result for result in chosen if result not in upgrades]
+            lines.append(row(f"{name}, pairs without an upgrade", apart))
     for label, chosen in sets.items():
         lines.append(row(f"**{TITLES[label]}**", chosen))
     for label, chosen in sets.items():
