@@ -11,9 +11,11 @@ starts with what a maintainer does next, per set and truth class: the audit's ``
 (retire, carry, port, look) against the truth (upstreamed -> retire, carried -> carry, port ->
 port; a hand-written carried patch may be carried or ported, partial is ported), with
 ``look`` counted on its own, *false retire* (a kept patch the audit would retire), and the
-naive baseline's actions; then the miner's counts; then the hand-written corpus's report
-below; then the development set's actions that are not right. The test set is reported by
-its totals only, and ``--json`` holds only its totals.
+naive baseline's actions; then the same outcomes per set and per rule that decided the
+verdict (the audit's ``rule``); then the miner's counts; then the hand-written corpus's
+report below; then the development set's actions that are not right. The test set is
+reported by its totals only (per truth class and per rule), and ``--json`` holds only its
+totals.
 
 Every ``benchmarks/accuracy/upgrades/*.toml`` names a Debian source package, the suite its
 patch series comes from, the PyPI release the series is cut against (``pin``), a later release
@@ -219,6 +221,7 @@ class PatchResult:
     baseline: str | None = None
     action: str | None = None
     baseline_action: str | None = None
+    rule: str | None = None
 
 
 @dataclass
@@ -711,6 +714,7 @@ def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
             if entry is not None:
                 patch.verdict, patch.summary = entry["verdict"], entry.get("summary", "")
                 patch.action = entry.get("action") or VERDICT_ACTION.get(patch.verdict)
+                patch.rule = entry.get("rule") or None
         if at_pin:
             return result
         try:
@@ -885,6 +889,33 @@ def machine() -> str:
 
 
 OUTCOMES = ("right", "look", "wrong", "false retire", "not judged")
+#: The key of the patches the audit gave no rule (it failed on the upgrade, or is older).
+NO_RULE = "(none)"
+
+
+def outcome_of(result: UpgradeResult, patch: PatchResult, baseline: bool = False) -> str:
+    """The outcome of one patch with a truth (one of :data:`OUTCOMES` but *false retire*),
+    of the audit's action, or of the baseline's with ``baseline`` (:func:`three_way`)."""
+    assert patch.truth is not None
+    rights = RIGHT_ACTIONS["mined" if result.upgrade.mined else "hand-written"]
+    action = None if result.error else patch.baseline_action if baseline else patch.action
+    if action is None:
+        return "not judged"
+    if action in rights[patch.truth.truth]:
+        return "right"
+    return "look" if action == "look" else "wrong"
+
+
+def _count(
+    table: dict[str, Counter[str]], keys: tuple[str, ...], outcome: str, retire: bool
+) -> None:
+    """Count one patch's ``outcome`` under each of ``keys``; ``retire``: a false retire."""
+    for key in keys:
+        counts = table.setdefault(key, Counter())
+        counts["patches"] += 1
+        counts[outcome] += 1
+        if retire:
+            counts["false retire"] += 1
 
 
 def three_way(results: list[UpgradeResult], baseline: bool = False) -> dict[str, Counter[str]]:
@@ -899,29 +930,49 @@ def three_way(results: list[UpgradeResult], baseline: bool = False) -> dict[str,
     """
     table: dict[str, Counter[str]] = {}
     for result in results:
-        rights = RIGHT_ACTIONS["mined" if result.upgrade.mined else "hand-written"]
         for patch in result.patches:
             if patch.truth is None:
                 continue
             truth = patch.truth.truth
+            outcome = outcome_of(result, patch, baseline)
             action = patch.baseline_action if baseline else patch.action
-            if result.error:
-                action = None
-            if action is None:
-                outcome = "not judged"
-            elif action in rights[truth]:
-                outcome = "right"
-            elif action == "look":
-                outcome = "look"
-            else:
-                outcome = "wrong"
-            for key in (truth, "all"):
-                counts = table.setdefault(key, Counter())
-                counts["patches"] += 1
-                counts[outcome] += 1
-                if action == "retire" and truth != "upstreamed":
-                    counts["false retire"] += 1
+            retire = not result.error and action == "retire" and truth != "upstreamed"
+            _count(table, (truth, "all"), outcome, retire)
     return table
+
+
+def per_rule(results: list[UpgradeResult]) -> dict[str, Counter[str]]:
+    """Per rule of the audit (the JSON's ``rule``: the rule that decided the verdict and
+    action; :data:`NO_RULE` for none): how many patches with a truth, and how many of them
+    each outcome of :data:`OUTCOMES`, as :func:`three_way` counts them."""
+    table: dict[str, Counter[str]] = {}
+    for result in results:
+        for patch in result.patches:
+            if patch.truth is None:
+                continue
+            outcome = outcome_of(result, patch)
+            rule = NO_RULE if result.error else patch.rule or NO_RULE
+            retire = not result.error and patch.action == "retire"
+            _count(table, (rule,), outcome, retire and patch.truth.truth != "upstreamed")
+    return table
+
+
+def rule_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
+    """The per-rule table: per set and rule (alphabetical), the audit's outcomes."""
+    lines = [
+        "| set | rule | patches | right | look | wrong | false retire | not judged |",
+        "| --- " * 8 + "|",
+    ]
+    for name in SETS:
+        table = per_rule(by_set.get(name, []))
+        for rule in sorted(table):
+            counts = table[rule]
+            whole = counts["patches"]
+            cells = [
+                percent(counts[o], whole) if o == "right" else str(counts[o]) for o in OUTCOMES
+            ]
+            lines.append(f"| {name} | {rule} | {whole} | " + " | ".join(cells) + " |")
+    return lines
 
 
 def three_way_lines(by_set: dict[str, list[UpgradeResult]]) -> list[str]:
@@ -1031,6 +1082,14 @@ def render(results: list[UpgradeResult], command: str) -> str:
         "",
         *three_way_lines(by_set),
         "",
+        "## Which rule decided it (per set)",
+        "",
+        "Each verdict's `rule` (the rule whose evidence its action follows; "
+        "docs/commands/audit.md lists them): the patches it decided and their outcomes, "
+        "counted as above. The test set too, by its totals per rule.",
+        "",
+        *rule_lines(by_set),
+        "",
         *miner_lines(by_set),
     ]
     for name in SETS[1:]:
@@ -1112,6 +1171,7 @@ def to_json(results: list[UpgradeResult]) -> dict[str, Any]:
     test = [r for r in results if r.upgrade.group == "test"]
     return {
         "test_totals": {k: dict(v) for k, v in three_way(test).items()},
+        "test_rule_totals": {k: dict(v) for k, v in per_rule(test).items()},
         "upgrades": [
             {
                 "source": r.upgrade.source,
@@ -1132,6 +1192,7 @@ def to_json(results: list[UpgradeResult]) -> dict[str, Any]:
                         "summary": p.summary,
                         "action": p.action,
                         "baseline_action": p.baseline_action,
+                        "rule": p.rule,
                     }
                     for p in r.patches
                 ],

@@ -120,6 +120,7 @@ def test_the_header_with_content_that_differs_is_a_reason_to_look(tmp_path: Path
         tmp_path, {"pkg/_internal.py": CHANGED_AROUND}, [("0003.patch", FIX)], OLD, version="3.0.6"
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "applied-upstream-header"
     assert verdict.summary.endswith(
         "; its header says 'Applied-Upstream: 2.2.3' (at or below 3.0.6), a reason to look; "
         "to do: look (its header says upstream has it, the content differs)"
@@ -260,6 +261,7 @@ def test_the_header_lowers_the_share_written_differently_needs(tmp_path: Path) -
     patches = [("CVE-2023-46136.patch", SLOW_PARSING)]
     [verdict] = judge(tmp_path, new, patches, old, version="3.0.6")
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "applied-upstream-header"
     assert verdict.summary.startswith(
         "upstream has it written differently: 2 of 4 substantive added lines are there and its "
         "header names the release (pkg/multipart.py 2/4) (lines the old pin already had are not "

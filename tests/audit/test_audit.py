@@ -31,6 +31,10 @@ def test_audit_example_verdicts_and_evidence(cli, example: Example) -> None:
     assert [v["action"] for v in data["verdicts"]] == [
         "retire", "port", "port", "carry", "carry", "carry", "port"
     ]  # fmt: skip
+    # the rule that decided each verdict and action
+    assert [v["rule"] for v in data["verdicts"]] == [
+        "hunks-present", "hunks-fail", "file-moved", "applies", "applies", "applies", "blocked"
+    ]  # fmt: skip
     assert data["pin_tree"] == f"directory {example.old.resolve()}"
     assert by_name["headers-merge-order.patch"]["moved"] == [
         {

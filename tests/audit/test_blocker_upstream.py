@@ -92,6 +92,7 @@ def test_a_patch_upstream_took_is_upstreamed_when_its_blocker_is(tmp_path: Path)
         ("upstreamed", "retire"),
     ]
     assert [v.blocked_by for v in releases[1].verdicts] == [None, None]
+    assert [v.rule for v in releases[1].verdicts] == ["taken-earlier", "taken-earlier"]
     assert releases[1].verdicts[1].summary == (
         "upstream took it in 1.0.0 and has rewritten its lines since: it needs lines of "
         "0001-names.patch, which upstream rewrote too; to do: retire (upstream has it)"
@@ -103,6 +104,7 @@ def test_a_patch_not_upstream_needs_porting_onto_upstreams_lines(tmp_path: Path)
     releases = horizon(tmp_path, [("1.0.0", WITH_0001), ("1.0.1", REWRITTEN)])
     assert [v.verdict for v in releases[0].verdicts] == ["upstreamed", "clean"]
     later = releases[1].verdicts
+    assert [v.rule for v in later] == ["taken-earlier", "blocker-upstream"]
     assert [(v.verdict, v.action, v.blocked_by) for v in later] == [
         ("upstreamed", "retire", None),
         ("conflict", "port", None),

@@ -72,6 +72,7 @@ RELAX = """Description: support resolvelib < 1.1.0
 def test_a_cap_upstream_relaxed_further_is_upstream(tmp_path: Path) -> None:
     (verdict,) = judge(tmp_path, tree("2.0.0"), [("relax.patch", RELAX)], old=tree("0.9.0"))
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "requirement"
     assert [(h.path, h.status, h.how) for h in verdict.hunks] == [
         (
             "requirements.txt",

@@ -119,12 +119,13 @@ Subject: [PATCH 2/2] restore import
 
 
 @pytest.mark.parametrize(
-    ("fix", "verdict", "action", "summary"),
+    ("fix", "verdict", "action", "rule", "summary"),
     [
         pytest.param(
             FIRST + SECOND,
             "upstreamed",
             "retire",
+            "cosmetic-aside",
             # the two diffs of pkg/facter.py each number their first hunk #1
             "every code hunk's post-image is there (pkg/facter.py #2); set aside: "
             "pkg/facter.py #1 (@@ -1,14 +1,9 @@), pkg/facter.py #1 (@@ -3,6 +3,8 @@) only "
@@ -137,6 +138,7 @@ Subject: [PATCH 2/2] restore import
             FIRST,
             "conflict",
             "port",
+            "hunks-fail",
             "pkg/facter.py #1 fails at fuzz 0 (closest: pkg/facter.py line 1, 3 of 14 lines "
             "match); already upstream: pkg/facter.py #2; 2 of 2 substantive added lines "
             "already upstream (strongest: pkg/facter.py 2/2); to do: port (rework the failing "
@@ -146,7 +148,7 @@ Subject: [PATCH 2/2] restore import
     ],
 )
 def test_hunks_that_only_change_comments_and_put_back_imports_do_not_decide(
-    tmp_path: Path, fix: str, verdict: str, action: str, summary: str
+    tmp_path: Path, fix: str, verdict: str, action: str, rule: str, summary: str
 ) -> None:
     [judged] = judge(
         tmp_path,
@@ -155,4 +157,5 @@ def test_hunks_that_only_change_comments_and_put_back_imports_do_not_decide(
         old={"pkg/facter.py": FACTER_OLD},
     )
     assert (judged.verdict, judged.action, judged.summary) == (verdict, action, summary)
+    assert judged.rule == rule
     assert [(h.index, h.status) for h in judged.hunks][:2] == [(1, "fails"), (2, "present")]

@@ -63,6 +63,7 @@ SET_ASIDE = (
 def test_a_fix_upstream_has_without_its_test_data_is_retired(tmp_path: Path) -> None:
     (verdict,) = judge(tmp_path, {"schemas.c": NEW}, [("fix.patch", FIX)], old={"schemas.c": OLD})
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "only-created-left"
     assert verdict.summary.startswith(SET_ASIDE + "; ")
 
 
@@ -84,6 +85,7 @@ def test_a_fix_upstream_has_without_its_test_data_is_retired(tmp_path: Path) -> 
 def test_a_fix_that_creates_code_is_still_ported(tmp_path: Path, patch: str, why: str) -> None:
     (verdict,) = judge(tmp_path, {"schemas.c": NEW}, [("fix.patch", patch)], old={"schemas.c": OLD})
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "port"), why
+    assert verdict.rule == "partly-present", why
 
 
 def test_a_fix_upstream_lacks_is_carried_with_its_test_data(tmp_path: Path) -> None:

@@ -107,6 +107,7 @@ def test_a_conflict_whose_described_issue_the_changelog_names_is_a_look(
     old = {"pkg/parser.py": PARSER_OLD, "CHANGES.rst": CHANGES_OLD}
     [verdict] = judge(tmp_path, new, [("fixes_for_new_python.diff", CHERRY_PICK)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "changelog-mention"
     assert [(m.reference, m.path, m.line) for m in verdict.mentions] == [("1537", "CHANGES.rst", 7)]
     assert verdict.summary == (
         "pkg/parser.py #1 fails at fuzz 0 (closest: pkg/parser.py line 6, 2 of 5 lines match); "
@@ -119,3 +120,4 @@ def test_a_conflict_whose_described_issue_the_changelog_names_is_a_look(
     new["CHANGES.rst"] = CHANGES_OLD
     [verdict] = judge(tmp_path / "b", new, [("fixes_for_new_python.diff", CHERRY_PICK)], old)
     assert (verdict.verdict, verdict.action, verdict.mentions) == ("conflict", "carry", ())
+    assert verdict.rule == "refresh"

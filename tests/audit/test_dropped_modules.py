@@ -71,6 +71,7 @@ def test_imports_of_a_module_upstream_dropped_are_upstream(tmp_path: Path) -> No
     new = {**COMMON, "pkg/util.py": NEW_UTIL}
     [verdict] = judge(tmp_path, new, [("debundle.patch", DEBUNDLE)], OLD)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "dropped-module"
     assert verdict.summary == (
         "upstream dropped the module its imports replace: pkg/vendor/compat.py is gone from "
         "the new release, and the files of pkg/util.py #1 no longer name compat; 0 of 3 "
@@ -161,6 +162,7 @@ def test_a_patch_importing_a_module_upstream_moved_away_is_ported(tmp_path: Path
     (verdict,) = judge(tmp_path, XSS_NEW, [("xss.patch", XSS_TEST)], old=XSS_OLD)
     reason = "it imports what the old pin has in test/_common.py, which the new release lacks"
     assert (verdict.verdict, verdict.action, verdict.imports_gone) == ("clean", "port", reason)
+    assert verdict.rule == "imports-gone"
     assert verdict.summary == (
         f"applies at fuzz 0, every hunk in place; {reason}; to do: port (it imports a module "
         "the new release no longer has)"

@@ -54,6 +54,7 @@ def test_an_insert_whose_neighbours_upstream_took_out_is_a_look(tmp_path: Path) 
     old = {"pkg/store.py": STORE_OLD}
     [verdict] = judge(tmp_path, {"pkg/store.py": STORE_NEW}, [("commit.patch", AUTOCOMMIT)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "gone-around"
     # `**options)` is too short to tell its place: the next line down is the neighbour
     assert verdict.rewritten == (
         "upstream took out the lines around what pkg/store.py #1 inserts: neither "

@@ -58,6 +58,7 @@ def test_a_removal_from_a_file_upstream_deleted_with_that_content_is_upstream(
     )
     # the tracking id lives on in the new release's configuration: not upstream
     assert (tracking.verdict, tracking.action) == ("target gone", "look")
+    assert (ribbon.rule, tracking.rule) == ("file-gone", "file-gone")
 
 
 CODE_OLD = """def redirect(headers):

@@ -81,6 +81,7 @@ def test_a_patch_blocked_only_for_context_is_carried(tmp_path: Path) -> None:
         old={"web/assets.py": ASSETS_OLD},
     )
     assert (table.verdict, table.action) == ("conflict", "port")
+    assert (table.rule, one_more.rule) == ("hunks-fail", "blocker-context-only")
     assert (one_more.verdict, one_more.blocked_by, one_more.action) == (
         "blocked",
         "table.patch",
@@ -322,6 +323,7 @@ def test_a_hunk_whose_code_moved_to_another_file_is_carried_there(tmp_path: Path
         old={"pkg/egg.py": EGG_OLD},
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
+    assert verdict.rule == "refresh-moved"
     assert verdict.refresh == (
         "its code moved to another file, where it lands with its + and - lines unchanged: "
         "pkg/egg.py #1 in pkg/_requirements.py"
@@ -401,6 +403,7 @@ def test_one_line_upstream_has_that_also_fits_elsewhere_is_looked_at(tmp_path: P
         old={"docs/api.rst": API_OLD},
     )
     assert (verdict.verdict, verdict.action) == ("upstreamed", "look")
+    assert verdict.rule == "fits-elsewhere"
     assert verdict.elsewhere == (
         "docs/api.rst #1 also fits line 6 at fuzz 2, where its lines are not (its lines are "
         "at line 14): quilt would apply it there"

@@ -65,6 +65,7 @@ def test_most_hunks_upstream_and_one_failing_is_a_look(tmp_path: Path) -> None:
     old = tree(())
     [verdict] = judge(tmp_path, tree(NAMES), [("cgitb.patch", PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.rule == "mostly-there"
     assert verdict.summary == (
         "most of its hunks are upstream: 3 of 4 (app/cgi_a.py #1, app/cgi_b.py #1, "
         "app/cgi_c.py #1); app/cgi_d.py #1 fails at fuzz 0; to do: look (most of its hunks "

@@ -142,6 +142,7 @@ def test_a_changelog_mention_supports_written_differently(tmp_path: Path) -> Non
     name = "CVE-2031-0002.patch"
     [verdict] = judge(tmp_path, new, [(name, CVE_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "changelog-mention"
     assert [(m.reference, m.path, m.line) for m in verdict.mentions] == [
         ("812", "CHANGES.rst", 7),
         ("CVE-2031-0002", "CHANGES.rst", 7),

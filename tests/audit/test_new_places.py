@@ -60,6 +60,7 @@ def test_a_rewrite_the_new_release_needs_at_new_places_is_ported(tmp_path: Path)
         "at the pin (more in docs/talks.rst): extend it there"
     )
     assert (verdict.verdict, verdict.action, verdict.new_places) == ("clean", "port", reason)
+    assert verdict.rule == "new-places"
     assert verdict.summary == (
         f"applies at fuzz 0, every hunk in place; {reason}; to do: port (extend it to the new "
         "places of the text it rewrites)"

@@ -51,6 +51,7 @@ def test_a_patch_on_a_file_neither_tree_has_is_to_look_at(cli: Any, example: Exa
         )
         assert last["summary"] == SUMMARY
         assert last["not_at_pin"] == "docs/conf.py"
+        assert last["rule"] == "not-at-pin"
     # at its own pin the rest of the series applies; only the unjudgeable patch is left
     run = cli("audit", "--to", str(example.old), cwd=example.downstream)
     assert run.code == 1

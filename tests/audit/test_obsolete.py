@@ -54,6 +54,7 @@ def test_a_named_fix_whose_code_upstream_rewrote_is_obsolete(tmp_path: Path) -> 
     new = {"src/transform.c": NEW, "CHANGES.rst": CHANGES_NEW}
     [verdict] = judge(tmp_path, new, [("CVE-2031-0003.patch", FIX)], old)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "obsolete"
     assert verdict.summary == (
         "upstream rewrote the code the patch changes: the lines src/transform.c #1 remove are "
         "gone from the new release; the new release's changelog names CVE-2031-0003: "

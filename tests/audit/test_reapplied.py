@@ -81,6 +81,7 @@ def test_backport_that_would_insert_its_function_again_is_upstreamed(tmp_path: P
         ("upstreamed", "retire"),
         ("offset", "carry"),
     ]
+    assert [v.rule for v in verdicts] == ["applies-twice", "applies"]
     assert verdicts[0].summary == (
         "the new upstream already has its post-image (pkg/fx_utils.py #1 at line 5); the patch "
         "still applies only further on, where it would add its lines a second time; 6 of 6 "

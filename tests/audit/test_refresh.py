@@ -42,6 +42,7 @@ def test_changed_context_is_carried_refreshed(tmp_path: Path) -> None:
         old={"pkg/settings.py": OLD},
     )
     assert (wider.verdict, wider.action) == ("conflict", "carry")
+    assert wider.rule == "refresh"
     assert wider.refresh == REFRESH_TEXT
     assert wider.summary.endswith(f"; {REFRESH_TEXT}; {TO_DO}")
     # the refreshed patch's lines are there for the next patch: not blocked by it

@@ -460,6 +460,7 @@ def test_the_same_removal_made_upstream_is_upstreamed(tmp_path: Path) -> None:
         old={"tests/subprocess_test.py": FLAKY_TESTS},
     )
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "reverse-applies"
     assert verdict.summary == (
         "the patch reverse-applies: the new upstream already has its post-image (tests "
         "only); it adds no substantive lines; to do: retire (upstream has it)"

@@ -59,6 +59,7 @@ def test_a_reordering_fix_is_judged_by_upstreams_tests(tmp_path: Path) -> None:
     new = {"pkg/sessions.py": NEW, "tests/test_sessions.py": TESTS_NEW}
     [verdict] = judge(tmp_path, new, [("vary.patch", FIX)], old)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "tests-upstream"
     assert verdict.summary.startswith(
         "its code only moves lines the old pin has and upstream has its tests: every test hunk "
         "is there (tests/test_sessions.py #1), 3 of 3 new test lines; "

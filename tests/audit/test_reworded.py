@@ -73,6 +73,7 @@ def test_words_upstream_reworded_where_the_patch_fixes_them_are_a_look(tmp_path:
     new = {"include/options.h": HEADER_NEW, "doc/guide.txt": GUIDE_NEW}
     [verdict] = judge(tmp_path, new, [("typos.patch", WORDING)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "reworded-at-place"
     assert verdict.rewritten == (
         "upstream reworded at their place the words include/options.h #1, doc/guide.txt #1 "
         "change, in prose: `int downgrade;\t\t/* allow to downgrade an installed package */` "

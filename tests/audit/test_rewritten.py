@@ -61,6 +61,7 @@ def test_rewritten_fix_is_upstreamed_written_differently(tmp_path: Path) -> None
         tmp_path, {"pkg/net.py": NEW}, [("host.patch", BACKPORT)], {"pkg/net.py": OLD}
     )
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "written-differently"
     assert verdict.summary == (
         "upstream has it written differently: every code file has at least 75% of its "
         "substantive added lines there (pkg/net.py 3/4) (lines the old pin already had are not "
@@ -101,6 +102,7 @@ def test_half_rewritten_fix_is_partially_upstreamed(tmp_path: Path) -> None:
     new = {"pkg/net.py": NEW, "pkg/util.py": util_new.replace("ValueError(port)", "E(port)")}
     [verdict] = judge(tmp_path, new, [("host.patch", BACKPORT + UTIL_PATCH)], old)
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.rule == "mostly-there"
     assert verdict.summary == (
         "most of its new lines are upstream, written differently: 4 of 7 (pkg/net.py 3/4, "
         "pkg/util.py 1/3) (lines the old pin already had are not counted); not found, review "

@@ -92,6 +92,7 @@ def test_lines_upstream_rewrote_where_the_patch_changes_them_are_a_look(
     old = {"pkg/resource.py": RESOURCE_OLD}
     [verdict] = judge(tmp_path, new, [("alias.patch", PRIVATE_ALIAS)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "rewritten-at-place"
     assert verdict.rewritten == (
         "upstream rewrote at their place the lines pkg/resource.py #1, pkg/resource.py #2 change, "
         "without what the patch takes out (Page): "

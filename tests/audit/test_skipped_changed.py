@@ -99,6 +99,7 @@ def test_a_skip_of_a_test_upstream_rewrote_is_a_look(tmp_path: Path) -> None:
     old = {"tests/test_rotation.py": ROTATION_OLD}
     [verdict] = judge(tmp_path, new, [("skip.patch", SKIP_FLAKY)], old)
     assert (verdict.verdict, verdict.action) == ("conflict", "look")
+    assert verdict.rule == "tests-changed"
     assert verdict.rewritten == (
         "upstream changed the tests that tests/test_rotation.py #1 skips: "
         '`@pytest.mark.parametrize("delay", [False, True])` is no longer in '

@@ -70,6 +70,7 @@ def test_a_patch_a_later_upstream_patch_rewrites_does_not_block_it(tmp_path: Pat
         {"pkg/message.py": OLD},
     )
     assert (first.verdict, first.action) == ("upstreamed", "retire")
+    assert (first.rule, second.rule) == ("chain", "reverse-applies")
     assert first.summary.startswith(
         "superseded: the later patch 0002-token.patch rewrites every line its failing hunks "
         "add, and the new upstream carries it; "

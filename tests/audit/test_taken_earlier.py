@@ -100,6 +100,7 @@ def test_backport_rewritten_after_upstream_took_it_stays_upstreamed(tmp_path: Pa
         ("upstreamed", "retire"),
         ("conflict", "port"),
     ]
+    assert [v.rule for v in new.verdicts] == ["taken-earlier", "hunks-fail"]
     assert new.verdicts[0].summary == (
         "upstream took it in 1.1 and has rewritten its lines since: pkg/worker.py #1 fails at "
         "fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines match); 0 of 1 substantive added "

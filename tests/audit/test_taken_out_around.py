@@ -119,6 +119,7 @@ def test_a_fallback_still_in_the_moved_file_is_to_look_at(tmp_path: Path) -> Non
     new = {"tabulate/__init__.py": kept}
     [verdict] = judge(tmp_path, new, [("0001-drop-cgi.patch", DROP_FALLBACK)], old)
     assert (verdict.verdict, verdict.action) == ("target gone", "look")
+    assert verdict.rule == "moved-lines-there"
     # the counts name the lines that tell one file from another: not `try:` nor the imports
     assert verdict.summary == (
         "tabulate.py no longer exists; likely moved to tabulate/__init__.py (same content: "

@@ -123,6 +123,7 @@ def test_a_rewritten_fix_whose_tests_upstream_has_is_upstreamed(tmp_path: Path) 
     new = {"pkg/parser.py": NEW_CODE, "tests/test_parser.py": NEW_TESTS}
     [verdict] = judge(tmp_path, new, [("CVE-fix.patch", FIX)], OLD)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "tests-upstream"
     assert verdict.summary == (
         "upstream has its tests (3 of 3 new test lines) and rewrote the code it changes: what "
         "pkg/parser.py #1 changes is gone from the new release; pkg/parser.py #2 there; 5 of 7 "

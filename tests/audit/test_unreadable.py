@@ -74,10 +74,12 @@ def test_a_truncated_patch_gets_its_own_verdict_and_the_rest_are_judged(
         f"{downstream / 'patches' / 'two.patch'}:7: truncated hunk: the patch ends before "
         "the line counts of its header are met"
     )
-    assert [(v["name"], v["verdict"], v["action"], v["unreadable"]) for v in data["verdicts"]] == [
-        ("one.patch", "clean", "carry", ""),
-        ("two.patch", "unreadable", "look", problem),
-        ("three.patch", "clean", "carry", ""),
+    assert [
+        (v["name"], v["verdict"], v["action"], v["unreadable"], v["rule"]) for v in data["verdicts"]
+    ] == [
+        ("one.patch", "clean", "carry", "", "applies"),
+        ("two.patch", "unreadable", "look", problem, "unreadable"),
+        ("three.patch", "clean", "carry", "", "applies"),
     ]
     assert data["verdicts"][1]["summary"] == (
         f"{problem} (regenerate the patch; do not edit hunks by hand); the later patches "
@@ -90,6 +92,10 @@ def test_a_truncated_patch_gets_its_own_verdict_and_the_rest_are_judged(
         "verdicts/0/verdict: 'garbled' is not one of ['clean', 'offset', 'upstreamed', "
         "'partially upstreamed', 'conflict', 'target gone', 'blocked', 'unreadable']"
     ]
+    # and the rules: a rule it does not list is refused
+    guessed = {**data, "verdicts": [{**data["verdicts"][1], "rule": "guessed"}]}
+    [error] = schema_errors(guessed)
+    assert error.startswith("verdicts/0/rule: 'guessed' is not one of ['applies', ")
     text = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
     assert text.code == 2
     assert text.out.splitlines()[-1] == "3 patches: 2 clean, 1 unreadable"

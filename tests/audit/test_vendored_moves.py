@@ -66,6 +66,7 @@ def test_a_fix_the_deeper_place_has_is_upstream_there(tmp_path: Path) -> None:
     new = {**BASE, DEEPER: DECODE_FIXED}
     [verdict] = judge(tmp_path, new, [("null.patch", NULL_GUARD)], old=PIN)
     assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    assert verdict.rule == "file-moved"
     assert [(m.path, m.likely) for m in verdict.moved] == [("third_party/upb/upb/decode.c", DEEPER)]
     assert verdict.summary.startswith(
         f"third_party/upb/upb/decode.c moved to {DEEPER}; every hunk's post-image is there "

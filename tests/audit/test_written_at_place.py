@@ -72,6 +72,7 @@ def test_a_check_upstream_wrote_at_its_place_is_looked_at(tmp_path: Path) -> Non
         old={"src/cookie.c": OLD},
     )
     assert (verdict.verdict, verdict.action) == ("partially upstreamed", "look")
+    assert verdict.rule == "written-at-place"
     assert verdict.summary.startswith(WRITTEN + "; ")
     assert verdict.summary.endswith(LOOK)
 

@@ -97,6 +97,41 @@ def test_three_way_counts_look_apart_and_false_retire_as_wrong() -> None:
     )
 
 
+def test_outcomes_are_counted_per_rule_with_their_false_retires() -> None:
+    rows = [
+        ("up-right", "upstreamed", "retire", None),
+        ("carried-retired", "carried", "retire", None),
+        ("port-look", "port", "look", None),
+        ("carried-right", "carried", "carry", None),
+        ("port-unjudged", "port", None, None),
+    ]
+    done = result(True, rows)
+    rules = ["reverse-applies", "written-differently", "written-differently", "applies", None]
+    for patch, rule in zip(done.patches, rules):
+        patch.rule = rule
+    table = accuracy.per_rule([done])
+    assert table == {
+        "reverse-applies": Counter({"patches": 1, "right": 1}),
+        "written-differently": Counter({"patches": 2, "wrong": 1, "false retire": 1, "look": 1}),
+        "applies": Counter({"patches": 1, "right": 1}),
+        "(none)": Counter({"patches": 1, "not judged": 1}),
+    }
+    lines = accuracy.rule_lines({"development": [done]})
+    assert lines[:2] == [
+        "| set | rule | patches | right | look | wrong | false retire | not judged |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    assert lines[2:] == [
+        "| development | (none) | 1 | 0 of 1 (0.0%) | 0 | 0 | 0 | 1 |",
+        "| development | applies | 1 | 1 of 1 (100.0%) | 0 | 0 | 0 | 0 |",
+        "| development | reverse-applies | 1 | 1 of 1 (100.0%) | 0 | 0 | 0 | 0 |",
+        "| development | written-differently | 2 | 0 of 2 (0.0%) | 1 | 1 | 1 | 0 |",
+    ]
+    # an upgrade the audit failed on gives no rule: its patches are not judged
+    done.error = "audit exited 3"
+    assert accuracy.per_rule([done]) == {"(none)": Counter({"patches": 5, "not judged": 5})}
+
+
 def test_a_hand_written_carried_truth_is_right_when_carried_or_ported() -> None:
     rows = [
         ("a", "carried", "carry", None),

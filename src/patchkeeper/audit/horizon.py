@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CONFLICT,
@@ -316,7 +317,9 @@ def _rewritten_after(verdict: PatchVerdict, taken: str) -> PatchVerdict:
     at ``taken`` and rewrote its lines since; the later evidence follows."""
     later = verdict.summary.rsplit("; to do: ", 1)[0]
     summary = f"upstream took it in {taken} and has rewritten its lines since: {later}"
-    return with_action(replace(verdict, verdict=UPSTREAMED, summary=summary, action=""))
+    return with_action(
+        replace(verdict, verdict=UPSTREAMED, summary=summary, action="", rule=Rule.TAKEN_EARLIER)
+    )
 
 
 def _blocker_upstream(verdict: PatchVerdict, blocker: str) -> PatchVerdict:
@@ -328,7 +331,15 @@ def _blocker_upstream(verdict: PatchVerdict, blocker: str) -> PatchVerdict:
         "port it onto upstream's lines"
     )
     return with_action(
-        replace(verdict, verdict=CONFLICT, summary=summary, action="", blocked_by=None, lands="")
+        replace(
+            verdict,
+            verdict=CONFLICT,
+            summary=summary,
+            action="",
+            blocked_by=None,
+            lands="",
+            rule=Rule.BLOCKER_UPSTREAM,
+        )
     )
 
 

@@ -154,6 +154,10 @@ def _changed_added(hunk: Hunk, language: str = "") -> list[bytes]:
 
 #: How a hunk that only moves version bounds is found upstream (:func:`bounds_met`).
 BOUNDS_MET = "the new release moves the same version bounds at least as far"
+#: How a configuration hunk raising a minimum is found upstream (:func:`raised_further`).
+RAISED_FURTHER = "the new release requires at least the version it raises to"
+#: How a hunk is found upstream by what the requirements admit (PEP 508 and 440).
+BY_REQUIREMENTS = frozenset({BOUNDS_MET, RAISED_FURTHER})
 
 
 def _presence(
@@ -189,7 +193,7 @@ def _presence(
         return None  # only comments or white space changed: nothing to search for
     if added:
         if kind == CONFIG and raised_further(lines, hunk):
-            return None, "the new release requires at least the version it raises to"
+            return None, RAISED_FURTHER
         if kind != NOTES and bounds_met(lines, hunk):
             return None, BOUNDS_MET
         if kind == CONFIG:

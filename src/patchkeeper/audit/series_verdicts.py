@@ -17,6 +17,7 @@ from dataclasses import replace
 
 from patchkeeper.audit.hunk_verdicts import FAILS
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
+from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import file_shares, share_text
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
@@ -146,6 +147,7 @@ def _partly_superseded(
         shares=shares,
         summary=f"{rewritten}; {count} added {noun} left out: {_names(later)} {verb} "
         "them, and the new upstream carries it",
+        rule=Rule.CHAIN,
     )
 
 
@@ -187,6 +189,7 @@ def resolve_superseded(
                 failures=(),
                 summary=f"superseded: {names} {verb} every line its failing hunks add, and "
                 "the new upstream carries it; " + share_text(verdict.shares),
+                rule=Rule.CHAIN,
             )
         else:
             out[index] = replace(
@@ -266,19 +269,21 @@ def _judge_in_order(
         if verdict.verdict == CONFLICT and not (verdict.mentions or verdict.applied_upstream):
             theirs = {path: ws.get(path) for path in patch.touched_paths}
             before, after = at_pin if at_pin is not None else (None, None)
-            fresh = refreshed(patch, before, after, theirs)
+            fresh, rule = refreshed(patch, before, after, theirs), Rule.REFRESH
             if fresh is None:
-                fresh = moved_refreshed(patch, verdict.hunks, ws.get)
+                fresh, rule = moved_refreshed(patch, verdict.hunks, ws.get), Rule.REFRESH_MOVED
             if fresh is not None:
                 for path, state in fresh.files.items():
                     ws.set(path, state)
-                verdict = replace(
-                    verdict, summary=f"{verdict.summary}; {fresh.text}", refresh=fresh.text
-                )
+                summary = f"{verdict.summary}; {fresh.text}"
+                verdict = replace(verdict, summary=summary, refresh=fresh.text, rule=rule)
             elif not verdict.rewritten:
                 gone = gone_around(ws, patch, list(verdict.hunks), verdict.kind)
                 if gone:
-                    verdict = replace(verdict, summary=f"{verdict.summary}; {gone}", rewritten=gone)
+                    summary = f"{verdict.summary}; {gone}"
+                    verdict = replace(
+                        verdict, summary=summary, rewritten=gone, rule=Rule.GONE_AROUND
+                    )
         if (
             verdict.verdict in (CONFLICT, TARGET_GONE, BLOCKED)
             and patch.name not in upstream

@@ -52,6 +52,7 @@ from patchkeeper.audit.gone_files import (
 from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
+    BY_REQUIREMENTS,
     FAILS,
     PRESENT,
     REWRITTEN_MIN_LENGTH,
@@ -72,6 +73,7 @@ from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.reworded import reworded
+from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
@@ -209,6 +211,9 @@ class PatchVerdict:
             tests, changed those tests (:func:`_skipped_changed`), or for a *target gone*
             patch, that the files its content moved to have every line it adds
             (:func:`_added_where_moved`), which makes the action *look*; ``""`` otherwise.
+        rule: the rule that decided the verdict and its action, one of
+            :data:`patchkeeper.audit.rules.RULES` (:func:`action_of` names the rule that
+            changed what to do, when one did); ``""`` for a verdict not finished yet.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -232,6 +237,7 @@ class PatchVerdict:
     imports_gone: str = ""
     new_places: str = ""
     rewritten: str = ""
+    rule: str = ""
 
     @property
     def share(self) -> tuple[int, int]:
@@ -497,9 +503,11 @@ def _upstreamed(
     moved: tuple[MovedFile, ...] = (),
     kind: str = CODE,
     verdict: Verdict = UPSTREAMED,
+    *,
+    rule: Rule,
 ) -> PatchVerdict:
-    """An *upstreamed* verdict (or ``verdict``, *partially upstreamed*): ``why``, then how
-    much of its added lines upstream has."""
+    """An *upstreamed* verdict (or ``verdict``, *partially upstreamed*) decided by ``rule``:
+    ``why``, then how much of its added lines upstream has."""
     return PatchVerdict(
         patch.name,
         verdict,
@@ -508,6 +516,7 @@ def _upstreamed(
         shares,
         moved,
         kind=kind,
+        rule=rule,
     )
 
 
@@ -543,7 +552,9 @@ def _judge_not_at_pin(
     rest = renamed(patch, {}, absent)
     deciding = [path for path in absent if decides(path, kind)]
     if not rest.files:
-        return PatchVerdict(patch.name, TARGET_GONE, why, not_at_pin=absent[0], kind=kind)
+        return PatchVerdict(
+            patch.name, TARGET_GONE, why, not_at_pin=absent[0], kind=kind, rule=Rule.NOT_AT_PIN
+        )
     snapshot = ws.snapshot()
     verdict = _judge(ws, rest, failed, ctx)
     if verdict.verdict == UPSTREAMED and deciding:
@@ -555,6 +566,7 @@ def _judge_not_at_pin(
             shares=verdict.shares,
             not_at_pin=deciding[0],
             kind=kind,
+            rule=Rule.NOT_AT_PIN,
         )
     set_aside = "" if deciding else " (set aside: not what decides the verdict)"
     return replace(verdict, name=patch.name, summary=f"{why}{set_aside}; {verdict.summary}")
@@ -571,6 +583,7 @@ def _judge_gone(
             BLOCKED,
             f"needs {missing[0].old_path}, which the failing patch {shown_name(blocker)} creates",
             blocked_by=blocker,
+            rule=Rule.BLOCKED,
         )
     absent = _absent_at_pin(missing, ctx)
     if absent:
@@ -588,7 +601,8 @@ def _judge_gone(
         present = code_upstream(statuses, kind)
         if present:
             where = ", ".join(f"{a} moved to {b}" for a, b in targets.items())
-            return _upstreamed(patch, f"{where}; there {present}", statuses, shares, moved, kind)
+            why = f"{where}; there {present}"
+            return _upstreamed(patch, why, statuses, shares, moved, kind, rule=Rule.FILE_MOVED)
         partial = _added_where_moved(ws, patch, targets, kind)
     first = unplaced(moved, kind) or moved[0]
     where = (
@@ -612,6 +626,7 @@ def _judge_gone(
         shares=shares,
         kind=kind,
         rewritten=partial,
+        rule=Rule.MOVED_LINES_THERE if partial else _gone_rule(moved, kind),
     )
 
 
@@ -632,6 +647,13 @@ def _added_where_moved(ws: Workspace, patch: Patch, targets: dict[str, str], kin
         places.append(new)
     where = ", ".join(dict.fromkeys(places))
     return f"{where} already has every line it adds, but what it removes is not shown gone there"
+
+
+def _gone_rule(moved: Sequence[MovedFile], kind: str) -> Rule:
+    """The rule of a *target gone* verdict by its gone files: :attr:`Rule.FILE_MOVED` when
+    each deciding one has a likely new place (:func:`unplaced`), else
+    :attr:`Rule.FILE_GONE`."""
+    return Rule.FILE_MOVED if moved and unplaced(moved, kind) is None else Rule.FILE_GONE
 
 
 def unplaced(moved: Sequence[MovedFile], kind: str) -> MovedFile | None:
@@ -714,10 +736,12 @@ def _rejudge_gone(
         if not mentions:
             return None
         text = f"{why}; {_mention_text(mentions)}"
-        return replace(_upstreamed(patch, text, [], shares, moved, kind), mentions=mentions)
+        verdict = _upstreamed(patch, text, [], shares, moved, kind, rule=Rule.CHANGELOG_MENTION)
+        return replace(verdict, mentions=mentions)
+    rule = Rule.FILE_MOVED if renames else Rule.FILE_GONE
     if not rest.files:
         if any(decides(d.path, kind) for d in missing):
-            return _upstreamed(patch, why, [], shares, moved, kind)
+            return _upstreamed(patch, why, [], shares, moved, kind, rule=rule)
         return None
     pin = ctx.pin
     if pin is not None and renames:
@@ -725,7 +749,7 @@ def _rejudge_gone(
     snapshot = ws.snapshot()
     verdict = _judge(ws, rest, failed, _Context(ctx.search, pin, ctx.version))
     if verdict.verdict == UPSTREAMED:
-        return replace(verdict, summary=f"{why}; {verdict.summary}", moved=moved)
+        return replace(verdict, summary=f"{why}; {verdict.summary}", moved=moved, rule=rule)
     ws.restore(snapshot)
     return None
 
@@ -762,6 +786,7 @@ def _judge_homeless(patch: Patch, homeless: tuple[MovedFile, ...]) -> PatchVerdi
     """*Target gone*: the patch applies only by creating files in a directory the new
     release no longer has."""
     first = homeless[0]
+    kind = primary_kind([d.path for d in patch.files])
     directory = first.path.rsplit("/", 1)[0]
     where = (
         f"likely moved to {first.likely.rsplit('/', 1)[0]}/ ({first.found} of {first.total} "
@@ -775,7 +800,8 @@ def _judge_homeless(patch: Patch, homeless: tuple[MovedFile, ...]) -> PatchVerdi
         f"{first.path} would be created in {directory}/, which the new release no longer "
         f"has; {where}",
         moved=homeless,
-        kind=primary_kind([d.path for d in patch.files]),
+        kind=kind,
+        rule=_gone_rule(homeless, kind),
     )
 
 
@@ -801,6 +827,7 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
             "applies at fuzz 0, every hunk in place",
             tuple(statuses),
             kind=kind,
+            rule=Rule.APPLIES,
         )
     moved_text = ", ".join(f"{hunk_ref(s, statuses)} {s.offset:+d}" for s in statuses if s.offset)
     return PatchVerdict(
@@ -810,6 +837,7 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
         tuple(statuses),
         max_offset=outcome.max_offset,
         kind=kind,
+        rule=Rule.APPLIES,
     )
 
 
@@ -819,7 +847,8 @@ def _judge_reapplied(ws: Workspace, patch: Patch, ctx: _Context, why: str) -> Pa
     kind = primary_kind([d.path for d in patch.files])
     statuses = hunk_statuses(ws, patch, search=ctx.search, pin=ctx.pin)
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
-    return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
+    why += _kind_text(kind)
+    return _upstreamed(patch, why, statuses, shares, kind=kind, rule=Rule.APPLIES_TWICE)
 
 
 def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context) -> PatchVerdict:
@@ -897,7 +926,7 @@ def _consumed_notes(ws: Workspace, patch: Patch, ctx: _Context) -> PatchVerdict 
     if how:
         why += f": {how}"
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
-    return _upstreamed(patch, why, statuses, shares, kind=NOTES)
+    return _upstreamed(patch, why, statuses, shares, kind=NOTES, rule=Rule.HUNKS_PRESENT)
 
 
 def _with_notes(ws: Workspace, patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:
@@ -931,6 +960,29 @@ def _reverse_proves(ws: Workspace, patch: Patch, pin: TreeSearch | None) -> bool
     return True
 
 
+def _presence_rule(statuses: Sequence[HunkVerdict], kind: str) -> Rule:
+    """The rule of a patch found upstream hunk by hunk: :attr:`Rule.REQUIREMENT` when every
+    hunk of its deciding files (:func:`decides`) is there by what the requirements admit
+    (:data:`patchkeeper.audit.hunk_verdicts.BY_REQUIREMENTS`), else
+    :attr:`Rule.HUNKS_PRESENT`."""
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    if deciding and all(s.how in BY_REQUIREMENTS for s in deciding):
+        return Rule.REQUIREMENT
+    return Rule.HUNKS_PRESENT
+
+
+def _named_rule(
+    shares: tuple[FileShare, ...], kind: str, ctx: _Context, mentions: tuple[Mention, ...]
+) -> Rule:
+    """The rule of a patch upstream has written differently, by evidence that names the fix
+    (the changelog's mention, the patch's ``Applied-Upstream`` header): the share of its
+    lines alone when that is enough (:func:`written_differently` without the naming), else
+    the naming, which lowered the share needed."""
+    if written_differently(shares, kind, False, ctx.pin is not None):
+        return Rule.WRITTEN_DIFFERENTLY
+    return Rule.CHANGELOG_MENTION if mentions else Rule.APPLIED_UPSTREAM_HEADER
+
+
 def _judge_failing(
     ws: Workspace,
     patch: Patch,
@@ -961,61 +1013,83 @@ def _judge_failing(
             blocked_by=blocker,
             kind=kind,
             lands=lands,
+            rule=Rule.BLOCKER_CONTEXT_ONLY if lands else Rule.BLOCKED,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     if reverse.ok and _reverse_proves(ws, patch, ctx.pin):
         why = "the patch reverse-applies: the new upstream already has its post-image"
-        return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
+        why += _kind_text(kind)
+        return _upstreamed(patch, why, statuses, shares, kind=kind, rule=Rule.REVERSE_APPLIES)
     if all(s.status == PRESENT for s in statuses):
         why = f"every hunk's post-image is there ({_refs(statuses, PRESENT)})"
-        return _upstreamed(patch, why + _kind_text(kind), statuses, shares, kind=kind)
+        why += _kind_text(kind)
+        rule = _presence_rule(statuses, kind)
+        return _upstreamed(patch, why, statuses, shares, kind=kind, rule=rule)
     upstream = code_upstream(statuses, kind)
     if upstream:
-        return _upstreamed(patch, upstream, statuses, shares, kind=kind)
+        rule = _presence_rule(statuses, kind)
+        return _upstreamed(patch, upstream, statuses, shares, kind=kind, rule=rule)
     cosmetic = _cosmetic(patch, statuses, kind)
     upstream = code_upstream([s for s in statuses if s not in cosmetic], kind) if cosmetic else None
     if upstream:
         refs = hunk_refs(cosmetic, statuses)
         verb = "changes" if len(cosmetic) == 1 else "change"
         text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
-        return _upstreamed(patch, text, statuses, shares, kind=kind)
+        return _upstreamed(patch, text, statuses, shares, kind=kind, rule=Rule.COSMETIC_ASIDE)
     mentions = _mentions(patch, ctx)
     applied = applied_upstream(patch, ctx.version)
     named = _named_text(mentions, applied)
     by = "the changelog names the fix" if mentions else "its header names the release"
     rewritten = written_differently(shares, kind, bool(named), ctx.pin is not None, by)
     if rewritten:
+        rule = _named_rule(shares, kind, ctx, mentions) if named else Rule.WRITTEN_DIFFERENTLY
         if named:
             rewritten += "; " + named
-        verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind)
+        verdict = _upstreamed(patch, rewritten, statuses, shares, kind=kind, rule=rule)
         return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
     reordered = _reordered(statuses, shares, kind) if ctx.pin is not None else None
     if reordered:
-        return _upstreamed(patch, reordered, statuses, shares, kind=kind)
+        return _upstreamed(patch, reordered, statuses, shares, kind=kind, rule=Rule.TESTS_UPSTREAM)
     tested = _tested_rewrite(ws, patch, statuses, shares, kind) if ctx.pin is not None else None
     if tested:
-        return _upstreamed(patch, tested, statuses, shares, kind=kind)
+        return _upstreamed(patch, tested, statuses, shares, kind=kind, rule=Rule.TESTS_UPSTREAM)
     at_place = _written_at_place(ws, patch, statuses, kind, ctx.pin)
     if at_place:
         return _upstreamed(
-            patch, at_place, statuses, shares, kind=kind, verdict=PARTIALLY_UPSTREAMED
+            patch,
+            at_place,
+            statuses,
+            shares,
+            kind=kind,
+            verdict=PARTIALLY_UPSTREAMED,
+            rule=Rule.WRITTEN_AT_PLACE,
         )
     swapped = _swapped_imports(patch, statuses, kind, ctx)
     if swapped:
-        return _upstreamed(patch, swapped, statuses, shares, kind=kind)
+        return _upstreamed(patch, swapped, statuses, shares, kind=kind, rule=Rule.DROPPED_MODULE)
     obsolete = _obsolete(ws, patch, statuses, kind) if named else None
     if obsolete:
         text = f"{obsolete}; {named}"
-        verdict = _upstreamed(patch, text, statuses, shares, kind=kind)
+        verdict = _upstreamed(patch, text, statuses, shares, kind=kind, rule=Rule.OBSOLETE)
         return replace(verdict, mentions=mentions, applied_upstream=_applied_text(applied))
     created = _only_created_left(patch, statuses, kind)
     if created:
-        return replace(_upstreamed(patch, created, statuses, shares, kind=kind), mentions=mentions)
+        rule = Rule.ONLY_CREATED_LEFT
+        verdict = _upstreamed(patch, created, statuses, shares, kind=kind, rule=rule)
+        return replace(verdict, mentions=mentions)
     failing = [s for s in statuses if s.status == FAILS]
     if not failing and _apply_remaining(ws, patch, statuses):
         why = f"already upstream: {_refs(statuses, PRESENT)}; still to carry: "
         why += _refs(statuses, APPLIES)
-        verdict = _upstreamed(patch, why, statuses, shares, kind=kind, verdict=PARTIALLY_UPSTREAMED)
+        verdict = _upstreamed(
+            patch,
+            why,
+            statuses,
+            shares,
+            kind=kind,
+            verdict=PARTIALLY_UPSTREAMED,
+            rule=Rule.PARTLY_PRESENT,
+        )
         return replace(verdict, mentions=mentions)
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
@@ -1031,15 +1105,17 @@ def _judge_failing(
             failures=failure_evidence(outcome),
             kind=kind,
             mentions=mentions,
+            rule=Rule.MOSTLY_THERE,
         )
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
-    rewritten = (
-        _rewritten_at_place(ws, patch, statuses, kind)
-        or _reworded_at_place(ws, patch, statuses)
-        or _skipped_changed(ws, patch, statuses, kind)
-    )
+    rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
+    if not rewritten:
+        rewritten, rule = _reworded_at_place(ws, patch, statuses), Rule.REWORDED_AT_PLACE
+    if not rewritten:
+        rewritten, rule = _skipped_changed(ws, patch, statuses, kind), Rule.TESTS_CHANGED
     if rewritten:
-        verdict = replace(verdict, summary=f"{verdict.summary}; {rewritten}", rewritten=rewritten)
+        summary = f"{verdict.summary}; {rewritten}"
+        verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
     return verdict
 
 
@@ -1703,6 +1779,7 @@ def _conflict(
         failures=failure_evidence(outcome),
         kind=kind,
         mentions=mentions,
+        rule=Rule.HUNKS_FAIL,
     )
 
 
@@ -1754,68 +1831,82 @@ NEW_PLACES_REASON = "extend it to the new places of the text it rewrites"
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
 
-def action_of(verdict: PatchVerdict) -> tuple[str, str]:
-    """What to do with a patch, and why in a few words: ``(action, reason)``."""
+def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
+    """What to do with a patch, why in a few words, and the rule that decided it:
+    ``(action, reason, rule)``. The rule is the verdict's own (:attr:`PatchVerdict.rule`)
+    unless evidence found beside the verdict decides the action (a header or a changelog
+    that names the fix, a refresh, imports or places the new release changed, ...)."""
+    own = verdict.rule
     if verdict.verdict == UNREADABLE:
-        return LOOK, UNREADABLE_REASON
+        return LOOK, UNREADABLE_REASON, Rule.UNREADABLE
     if verdict.imports_gone and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
-        return PORT, IMPORTS_GONE_REASON
+        return PORT, IMPORTS_GONE_REASON, Rule.IMPORTS_GONE
     if verdict.new_places and (verdict.verdict in (CLEAN, OFFSET) or verdict.refresh):
-        return PORT, NEW_PLACES_REASON
+        return PORT, NEW_PLACES_REASON, Rule.NEW_PLACES
     if verdict.verdict in (CLEAN, OFFSET):
-        return CARRY, "it applies"
+        return CARRY, "it applies", Rule.APPLIES
     if verdict.verdict == UPSTREAMED:
         if verdict.elsewhere:
-            return LOOK, "upstream has it at one place; decide whether the other needs it"
+            reason = "upstream has it at one place; decide whether the other needs it"
+            return LOOK, reason, Rule.FITS_ELSEWHERE
         short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
         if short and "written differently" in verdict.summary:
-            return RETIRE, "after reviewing the lines not found"
-        return RETIRE, "upstream has it"
+            return RETIRE, "after reviewing the lines not found", own
+        return RETIRE, "upstream has it", own
     if verdict.verdict == PARTIALLY_UPSTREAMED:
         if verdict.summary.startswith(AT_PLACE_TEXT):
-            return LOOK, "upstream wrote its lines at their place; decide whether that is its fix"
+            reason = "upstream wrote its lines at their place; decide whether that is its fix"
+            return LOOK, reason, own
         if verdict.summary.startswith(MOST_HUNKS_TEXT):
-            return LOOK, "most of its hunks are upstream; decide whether the others are needed"
+            reason = "most of its hunks are upstream; decide whether the others are needed"
+            return LOOK, reason, own
         if any(h.status == FAILS for h in verdict.hunks):
-            return LOOK, "most of it is upstream, written differently; decide what is left"
+            reason = "most of it is upstream, written differently; decide what is left"
+            return LOOK, reason, own
         if verdict.applied_upstream:
-            return LOOK, HEADER_SAYS_UPSTREAM
-        return PORT, "drop the hunks upstream has"
+            return LOOK, HEADER_SAYS_UPSTREAM, Rule.APPLIED_UPSTREAM_HEADER
+        return PORT, "drop the hunks upstream has", own
     if verdict.verdict == CONFLICT:
         if verdict.mentions:
-            return LOOK, "the changelog names its fix, the content differs"
+            reason = "the changelog names its fix, the content differs"
+            return LOOK, reason, Rule.CHANGELOG_MENTION
         if verdict.applied_upstream:
-            return LOOK, HEADER_SAYS_UPSTREAM
+            return LOOK, HEADER_SAYS_UPSTREAM, Rule.APPLIED_UPSTREAM_HEADER
         if verdict.refresh:
-            return CARRY, REFRESH
+            moved = own == Rule.REFRESH_MOVED
+            return CARRY, REFRESH, Rule.REFRESH_MOVED if moved else Rule.REFRESH
         if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
-            return LOOK, "upstream changed the tests it skips; decide whether they still fail"
+            reason = "upstream changed the tests it skips; decide whether they still fail"
+            return LOOK, reason, Rule.TESTS_CHANGED
         if verdict.rewritten:
-            return LOOK, REWRITTEN_REASON
-        return PORT, "rework the failing hunks"
+            return LOOK, REWRITTEN_REASON, own
+        return PORT, "rework the failing hunks", own
     if verdict.verdict == TARGET_GONE:
         if verdict.not_at_pin:
-            return LOOK, NOT_AT_PIN_REASON
+            return LOOK, NOT_AT_PIN_REASON, Rule.NOT_AT_PIN
         if verdict.applied_upstream:
-            return LOOK, HEADER_SAYS_UPSTREAM
+            return LOOK, HEADER_SAYS_UPSTREAM, Rule.APPLIED_UPSTREAM_HEADER
         if verdict.rewritten:
-            return LOOK, MOVED_ADDED_REASON
+            return LOOK, MOVED_ADDED_REASON, Rule.MOVED_LINES_THERE
         if verdict.moved and unplaced(verdict.moved, verdict.kind) is None:
             if all(m.reason == DIRECTORY_MOVED for m in verdict.moved):
-                return PORT, "into the directory its files moved to"
-            return PORT, "onto the file its content moved to"
-        return LOOK, "its file is gone and its content was not found"
+                return PORT, "into the directory its files moved to", Rule.FILE_MOVED
+            return PORT, "onto the file its content moved to", Rule.FILE_MOVED
+        return LOOK, "its file is gone and its content was not found", Rule.FILE_GONE
     if verdict.lands:
-        return CARRY, f"after {verdict.blocked_by} is ported: its own lines fit the new release"
-    return PORT, f"after {verdict.blocked_by}"
+        reason = f"after {verdict.blocked_by} is ported: its own lines fit the new release"
+        return CARRY, reason, Rule.BLOCKER_CONTEXT_ONLY
+    return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
 
 
 def with_action(verdict: PatchVerdict) -> PatchVerdict:
-    """``verdict`` with :attr:`PatchVerdict.action` set and the summary ending with it."""
+    """``verdict`` with :attr:`PatchVerdict.action` set, the summary ending with it, and
+    :attr:`PatchVerdict.rule` the rule that decided it (:func:`action_of`)."""
     if verdict.action:
         return verdict
-    action, reason = action_of(verdict)
-    return replace(verdict, action=action, summary=f"{verdict.summary}; to do: {action} ({reason})")
+    action, reason, rule = action_of(verdict)
+    summary = f"{verdict.summary}; to do: {action} ({reason})"
+    return replace(verdict, action=action, summary=summary, rule=rule)
 
 
 def judge_patch(
@@ -1941,5 +2032,6 @@ def unreadable_verdict(name: str, error: PatchFormatError) -> PatchVerdict:
         UNREADABLE,
         f"{problem}{hint}; the later patches were judged without it",
         unreadable=problem,
+        rule=Rule.UNREADABLE,
     )
     return with_action(verdict)
