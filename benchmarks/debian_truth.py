@@ -39,6 +39,9 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   when a backport is dropped with the new release and taken again, rewritten, under a new
   number because that release lacks it. That comes before any changelog or header evidence
   that upstream has it: the newer series shows the maintainers still carry the change.
+  Where nothing else speaks for a dropped patch, it is kept too when exactly one newer
+  patch continues it under its name less its number or directory, or under its DEP-3
+  subject (:func:`continuation`): a series exported again renames its patches.
 - left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
   with no stated reason, or ``Applied-Upstream`` naming a later release.
 
@@ -534,6 +537,41 @@ def _continued(name: str, patch: str, new_series: dict[str, str] | None) -> bool
         _bare(other) == _bare(name) or (subject and _subject(text) == subject)
         for other, text in (new_series or {}).items()
     )
+
+
+def continuation(
+    name: str, patch: str, new_series: dict[str, str], old_names: frozenset[str]
+) -> tuple[str, str] | None:
+    """``(newer name, how it was found)`` when exactly one patch of the newer series (name
+    -> text), not of a name the older series has, continues the dropped patch ``name``
+    (text ``patch``) under another name: the same name without its directory, patch number
+    and suffix (:func:`_bare`, when what is left is specific: :func:`_specific`), as a
+    series exported again by ``gbp pq`` renumbers and moves its patches; or the same DEP-3
+    subject of three words or more, as a patch renamed after its rewritten subject keeps
+    its description. None when none or several do, or when another patch of the older
+    series has the same bare name or subject (which of them continues is unknown).
+
+    >>> continuation("0005-use-system-six.patch", "", {"use-system-six.patch": ""}, frozenset())
+    ('use-system-six.patch', 'the same name but for its number or directory')
+    """
+    bare, subject = _bare(name), _subject(patch)
+    by_name = [
+        other
+        for other in new_series
+        if other not in old_names and _specific(bare) and _bare(other) == bare
+    ]
+    if len(by_name) == 1 and not any(_bare(old) == bare for old in old_names if old != name):
+        return by_name[0], "the same name but for its number or directory"
+    if len(subject.split()) < 3:
+        return None
+    by_subject = [
+        other
+        for other, text in new_series.items()
+        if other not in old_names and _subject(text) == subject
+    ]
+    if len(by_subject) == 1 and by_name in ([], by_subject):
+        return by_subject[0], "the same DEP-3 subject"
+    return None
 
 
 def dropped_upstream_item(
@@ -1104,6 +1142,13 @@ def outcome(
     if every is not None:
         why = "dropped; the changelog says all patches were dropped as upstream has them"
         return Outcome(UPSTREAMED, "", every, why)
+    continued = continuation(name, old_text, new_series, old_names)
+    if continued is not None:
+        other, how = continued
+        source = f"{new_label} debian/patches/series keeps it as {other} ({how})"
+        if same_lines(old_lines, changed_lines(new_series[other])):
+            return carried(other, source, f"renamed to {other}, same changed lines")
+        return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
     dropped = dropped_upstream_item(entries, name, old_names, unexplained, old_text, new_series)
     if dropped is not None:
         why = "dropped; the changelog says the patches its upload dropped went upstream"

@@ -740,6 +740,63 @@ def test_unexplained_drops_counts_patches_dropped_with_nothing_of_their_own() ->
     assert truth.unexplained_drops(old, {"keep.patch": PLAIN}, entries, "2.1.0") == 1
 
 
+def test_a_dropped_patch_continued_under_another_name_is_kept() -> None:
+    """A series exported again renumbers and moves its patches; a patch rewritten and
+    renamed keeps its DEP-3 subject: where nothing else speaks, the newer patch continues
+    it."""
+    old = frozenset({"0001-fix-timeout.patch", "0002-use-system-six.patch"})
+    moved = {"debian/fix-timeout.patch": REWRITTEN, "0001-use-system-six.patch": PLAIN}
+    assert truth.continuation("0001-fix-timeout.patch", PLAIN, moved, old) == (
+        "debian/fix-timeout.patch",
+        "the same name but for its number or directory",
+    )
+    assert truth.outcome(
+        "0001-fix-timeout.patch",
+        FORWARDED,
+        {"debian/fix-timeout.patch": REWRITTEN},
+        [],
+        "2.1.0",
+        "forky 2.1.0-1",
+        old,
+    ) == truth.Outcome(
+        "port",
+        "",
+        "forky 2.1.0-1 debian/patches/series keeps it as debian/fix-timeout.patch "
+        "(the same name but for its number or directory)",
+        "renamed to debian/fix-timeout.patch, rewritten changed lines",
+    )
+    retitled = {"0004-client-timeout.patch": REWRITTEN}
+    assert truth.continuation("0001-fix-timeout.patch", PLAIN, retitled, old) == (
+        "0004-client-timeout.patch",
+        "the same DEP-3 subject",
+    )
+    # two candidates, a candidate of an older name, a short subject, a name too plain
+    twice = {"fix-timeout.patch": REWRITTEN, "debian/fix-timeout.patch": REWRITTEN}
+    assert truth.continuation("0001-fix-timeout.patch", "", twice, old) is None
+    assert (
+        truth.continuation("0001-fix-timeout.patch", "", {"0002-use-system-six.patch": PLAIN}, old)
+        is None
+    )
+    short = PLAIN.replace("Subject: Fix the timeout\n of the client", "Subject: Fix it")
+    assert truth.continuation("0001-fix-timeout.patch", short, {"x.patch": short}, old) is None
+    assert (
+        truth.continuation("0001-typos.patch", "", {"0002-typos.patch": PLAIN}, frozenset()) is None
+    )
+    # the header speaks first: a patch upstream has is not kept by a look-alike name
+    assert (
+        truth.outcome(
+            "0001-fix-timeout.patch",
+            PATCH,
+            {"debian/fix-timeout.patch": PLAIN.replace("timeout = 30", "timeout = 60")},
+            [],
+            "2.1.0",
+            "x",
+            old,
+        )
+        == BY_HEADER
+    )
+
+
 @pytest.mark.parametrize(
     ("origin", "expected"),
     [
