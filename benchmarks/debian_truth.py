@@ -14,9 +14,11 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   where a patch came from ("Applied upstream patch: ...") never count. Where neither speaks,
   these say it too: a wider reading of the changelog (:func:`changelog_says`: a renumbered
   name, a list under a sub-bullet, more words), an item announcing the new release that
-  lists the CVE of the patch's name as fixed (:func:`release_fixes`), or one item saying all
-  patches were dropped as upstream has them (:func:`all_upstream_item`). A maintainer
-  retires such a patch.
+  lists the CVE of the patch's name as fixed (:func:`release_fixes`), one item saying all
+  patches were dropped as upstream has them (:func:`all_upstream_item`), or a statement
+  that the patches an upload dropped went upstream ("Drop patches applied upstream") when
+  nothing else between the two versions could have dropped this one
+  (:func:`dropped_upstream_item`). A maintainer retires such a patch.
 - ``carried``: kept (same series name, a name with the same CVE id, or another name with the
   same changed lines) with the same ``+``/``-`` lines: a maintainer carries it (refreshing
   offsets or context at most; where the lines go is not compared). A patch kept under its
@@ -37,6 +39,9 @@ Given the older suite's series (its patches' text) and the newer suite's series 
   when a backport is dropped with the new release and taken again, rewritten, under a new
   number because that release lacks it. That comes before any changelog or header evidence
   that upstream has it: the newer series shows the maintainers still carry the change.
+  Where nothing else speaks for a dropped patch, it is kept too when exactly one newer
+  patch continues it under its name less its number or directory, or under its DEP-3
+  subject (:func:`continuation`): a series exported again renames its patches.
 - left out, with a reason: dropped for another stated reason ("no longer needed", ...), or
   with no stated reason, or ``Applied-Upstream`` naming a later release.
 
@@ -464,6 +469,190 @@ def generic_upstream_item(entries: list[ChangelogEntry]) -> str | None:
     return None
 
 
+#: A changelog statement, whole, that an upload dropped patches because upstream has them,
+#: naming none: "Drop patches applied upstream.", "patches: Drop upstreamed patches.",
+#: "Remove patch included in upstream release", "Remove 4 patches applied in new release",
+#: "[c477642] Drop upstreamed patch, refresh the rest". A statement that qualifies the
+#: patches ("Drop PCISDK patches, ..."), lists them (ends with ``:``) or gives another reason
+#: beside upstream is not one. ``count``: how many patches it speaks for (none: every patch
+#: its upload dropped).
+_DROPPED_UPSTREAM = re.compile(
+    r"(?:\[[0-9a-f]{7,40}\]\s*)?"
+    r"(?:(?:d|debian)/(?:patches|p)/?\s*:?\s*|patches\s*:\s*)?"
+    r"(?:refresh(?:ed)?\s+(?:the\s+)?(?:remaining\s+)?patches\s*(?:,\s*|\s+and\s+))?"
+    r"(?:drop|remov|delet)\w*\s+"
+    r"(?:(?:all\s+)?the\s+|(?P<count>an?|one|two|three|four|five|\d{1,2})\s+)?"
+    r"(?:(?P<done>upstreamed|merged)\s+)?"
+    r"patch(?P<plural>es)?"
+    r"(?(done)|\s*[,(]?\s*(?:that\s+(?:have|had)\s+been\s+|which\s+(?:have\s+been|were)\s+"
+    r"|already\s+|now\s+)?(?:applied|merged|included|incorporated|accepted)\s+"
+    r"(?:(?:in|into|by)\s+)?(?:the\s+)?(?:new\s+|latest\s+)?"
+    r"(?:upstream(?:\s+(?:release|version))?|release|version)\)?)"
+    r"\s*(?:[.,;]\s*(?:refresh\w*\s+(?:the\s+)?(?:rest|others|remaining(?:\s+patches)?)"
+    r"\s*\.?)?)?",
+    re.IGNORECASE,
+)
+#: Number words of :data:`_DROPPED_UPSTREAM`'s count.
+_COUNTS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5}
+#: Words of a changelog part that tell a patch was dropped or given up, for any reason.
+_GIVEN_UP = re.compile(
+    r"\b(drop\w*|remov\w*|delet\w*|obsolete|no longer|unneeded|un-needed|not needed|"
+    r"needless|useless|superseded|replac\w*|get rid|got rid|instead of)\b",
+    re.IGNORECASE,
+)
+#: A changelog part that speaks of a patch, or of patching.
+_PATCH_WORD = re.compile(r"\bpatch(es|ing)?\b|\S\.(patch|diff)\b", re.IGNORECASE)
+#: A DEP-3 ``Forwarded`` value saying upstream has no use for the patch (Debian's own).
+_NOT_NEEDED = re.compile(r"^\s*forwarded\s*:\s*not[- ]needed\b", re.IGNORECASE)
+
+
+def _sentences(text: str) -> list[str]:
+    """The sentences of a changelog part (split after ``.``, ``;`` or ``!`` and a space)."""
+    return re.split(r"(?<=[.;!])\s+", text)
+
+
+def _bare(name: str) -> str:
+    """A series name without its directory, patch number and ``.patch``/``.diff``, folded."""
+    stem = re.sub(r"\.(patch|diff)$", "", name.rsplit("/", 1)[-1], flags=re.IGNORECASE)
+    return _NUMBER.sub("", stem).lower()
+
+
+def _subject(patch: str) -> str:
+    """A patch's DEP-3 ``Subject`` (or ``Description``), ``[PATCH n/m]`` removed, folded."""
+    for line in header_lines(patch):
+        key, _, value = line.partition(":")
+        if key.strip().lower() in ("subject", "description"):
+            value = re.sub(r"^\[PATCH[^\]]*\]\s*", "", value.strip(), flags=re.IGNORECASE)
+            return " ".join(value.lower().split())
+    return ""
+
+
+def _continued(name: str, patch: str, new_series: dict[str, str] | None) -> bool:
+    """Whether the newer series (name -> text) has a patch of ``name`` under another number
+    or directory (the same :func:`_bare` name) or with the same DEP-3 subject: a series
+    exported again renames its patches, and a patch rewritten under a new name is not
+    found by its lines."""
+    subject = _subject(patch)
+    return any(
+        _bare(other) == _bare(name) or (subject and _subject(text) == subject)
+        for other, text in (new_series or {}).items()
+    )
+
+
+def continuation(
+    name: str, patch: str, new_series: dict[str, str], old_names: frozenset[str]
+) -> tuple[str, str] | None:
+    """``(newer name, how it was found)`` when exactly one patch of the newer series (name
+    -> text), not of a name the older series has, continues the dropped patch ``name``
+    (text ``patch``) under another name: the same name without its directory, patch number
+    and suffix (:func:`_bare`, when what is left is specific: :func:`_specific`), as a
+    series exported again by ``gbp pq`` renumbers and moves its patches; or the same DEP-3
+    subject of three words or more, as a patch renamed after its rewritten subject keeps
+    its description. None when none or several do, or when another patch of the older
+    series has the same bare name or subject (which of them continues is unknown).
+
+    >>> continuation("0005-use-system-six.patch", "", {"use-system-six.patch": ""}, frozenset())
+    ('use-system-six.patch', 'the same name but for its number or directory')
+    """
+    bare, subject = _bare(name), _subject(patch)
+    by_name = [
+        other
+        for other in new_series
+        if other not in old_names and _specific(bare) and _bare(other) == bare
+    ]
+    if len(by_name) == 1 and not any(_bare(old) == bare for old in old_names if old != name):
+        return by_name[0], "the same name but for its number or directory"
+    if len(subject.split()) < 3:
+        return None
+    by_subject = [
+        other
+        for other, text in new_series.items()
+        if other not in old_names and _subject(text) == subject
+    ]
+    if len(by_subject) == 1 and by_name in ([], by_subject):
+        return by_subject[0], "the same DEP-3 subject"
+    return None
+
+
+def dropped_upstream_item(
+    entries: list[ChangelogEntry],
+    name: str,
+    old_names: frozenset[str],
+    unexplained: int,
+    patch: str = "",
+    new_series: dict[str, str] | None = None,
+) -> str | None:
+    """The changelog statement, quoted, that says the patches an upload dropped went
+    upstream (:data:`_DROPPED_UPSTREAM`: "Drop patches applied upstream"), when it speaks
+    for ``name``, one of the ``unexplained`` patches of the older series (``old_names``)
+    that the newer series lacks and no changelog item names; else None.
+
+    The changelog does not tell which upload dropped an unnamed patch, so the statement
+    speaks for it only when nothing between the two Debian versions could have dropped it
+    otherwise:
+
+    - no part of an item (its first line or a sub-bullet) gives up a patch in other words
+      (:data:`_GIVEN_UP`: "Drop obsolete patch", "drop old patches", "Replace patch by a
+      rule") or beside another reason (:data:`_ALTERNATIVE`), unless it names another
+      patch of the older series by its file name in an upload with no statement (it speaks
+      for that patch alone);
+    - no part names ``name`` (a patch named in a later upload was not dropped before it);
+    - statements that count their patches ("Drop patch applied upstream", "Remove 4
+      patches ...") speak for exactly ``unexplained`` patches together, and no patch was
+      added before the last of them (it might be the one dropped); a statement of
+      patches uncounted speaks for every patch its upload dropped;
+    - the patch's DEP-3 header does not say ``Forwarded: not-needed`` (Debian's own change,
+      which upstream was never asked to take), and the newer series (``new_series``, name
+      -> text) has no patch that continues it under another name (:func:`_continued`).
+    """
+    if unexplained < 1 or any(_NOT_NEEDED.match(line) for line in header_lines(patch)):
+        return None
+    if _continued(name, patch, new_series):
+        return None
+    statements: list[tuple[int, str, int | None]] = []
+    others: list[tuple[int, str]] = []
+    for index, entry in enumerate(entries):
+        for item in entry.items:
+            head, *subs = item.split(SUB)
+            for part in (head, *subs):
+                text = part.strip()
+                match = _DROPPED_UPSTREAM.fullmatch(text)
+                if match is None:
+                    others.append((index, text))
+                    continue
+                count = match["count"]
+                number = None
+                if count is not None or not match["plural"]:
+                    number = _COUNTS.get((count or "a").lower()) or int(count)
+                said = text if part is head else f"{head} - {text}"
+                statements.append(
+                    (index, f"debian/changelog {entry.version}: {quote(said)}", number)
+                )
+    if not statements:
+        return None
+    stated = {index for index, _quote, _number in statements}
+    for index, text in others:
+        if names(text, name, wider=True):
+            return None
+        if not any(_PATCH_WORD.search(s) and _GIVEN_UP.search(s) for s in _sentences(text)):
+            continue
+        if says_upstream(text, wider=True) and not _ALTERNATIVE.search(text):
+            continue
+        named = any(names(text, other, wider=True) for other in old_names if other != name)
+        if named and index not in stated:
+            continue
+        return None
+    counted = [number for _index, _quote, number in statements]
+    if None not in counted:
+        if sum(n for n in counted if n is not None) != unexplained:
+            return None
+        last = min(index for index, _quote, _number in statements)
+        for index, text in others:
+            if index > last and (_ADDS_PATCH.search(text) or re.search(r"\bnew patch", text, re.I)):
+                return None
+    return statements[0][1]
+
+
 # --- DEP-3 headers and diffs ----------------------------------------------------------------
 
 
@@ -859,6 +1048,7 @@ def outcome(
     old_names: frozenset[str] = frozenset(),
     pin: str = "",
     trees: Trees | None = None,
+    unexplained: int = 0,
 ) -> Outcome:
     """The outcome of one patch of the older series.
 
@@ -875,6 +1065,9 @@ def outcome(
             it is a new one: :func:`announces_release`).
         trees: the upstream trees, read around a kept patch's hunks (:func:`upstream_wrote`);
             without them only the kept patch's context lines are read.
+        unexplained: how many patches of the older series the newer one drops with no item
+            naming them (:func:`unexplained_drops`); 0 leaves out a statement of dropped
+            patches in general (:func:`dropped_upstream_item`).
     """
     old_lines = changed_lines(old_text)
     count = len(old_lines)
@@ -949,7 +1142,37 @@ def outcome(
     if every is not None:
         why = "dropped; the changelog says all patches were dropped as upstream has them"
         return Outcome(UPSTREAMED, "", every, why)
+    continued = continuation(name, old_text, new_series, old_names)
+    if continued is not None:
+        other, how = continued
+        source = f"{new_label} debian/patches/series keeps it as {other} ({how})"
+        if same_lines(old_lines, changed_lines(new_series[other])):
+            return carried(other, source, f"renamed to {other}, same changed lines")
+        return Outcome(PORT, "", source, f"renamed to {other}, rewritten changed lines")
+    dropped = dropped_upstream_item(entries, name, old_names, unexplained, old_text, new_series)
+    if dropped is not None:
+        why = "dropped; the changelog says the patches its upload dropped went upstream"
+        return Outcome(UPSTREAMED, "", dropped, why)
     generic = generic_upstream_item(entries)
     if generic is not None:
         return Outcome(None, GENERIC_REASON, generic, "")
     return Outcome(None, NO_REASON, "", "")
+
+
+def unexplained_drops(
+    old_texts: dict[str, str],
+    new_series: dict[str, str],
+    entries: list[ChangelogEntry],
+    new_upstream: str,
+    pin: str = "",
+) -> int:
+    """How many patches of the older series (name -> text, in series order) the newer
+    series (name -> text) drops with nothing of their own to say why: no changelog item
+    naming them, no DEP-3 header, no CVE the new release fixes (:func:`outcome`'s left-out
+    reasons :data:`GENERIC_REASON` and :data:`NO_REASON`)."""
+    old_names = frozenset(old_texts)
+    return sum(
+        outcome(name, text, new_series, entries, new_upstream, "", old_names, pin).reason
+        in (GENERIC_REASON, NO_REASON)
+        for name, text in old_texts.items()
+    )

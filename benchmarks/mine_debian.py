@@ -702,6 +702,7 @@ def mine_pair(
         f"{new} {new_version}",
         pin,
         {name: strip or 1 for name, strip in new_entries},
+        debian_truth.unexplained_drops(old_texts, new_texts, between, to, pin),
     )
     judged: Judged | None = None
     why_not_sdist = NO_PROJECT if not known else ""
@@ -767,7 +768,9 @@ class Series:
     -pN or None)``; ``old_texts``, each patch's text), the newer one's texts, the newer
     changelog's entries after the older Debian version, the new upstream version, the
     label of the newer suite's version (``"trixie 2.0-1"``), the older upstream version
-    (``pin``) and the newer series' strip levels by name (``new_strips``)."""
+    (``pin``), the newer series' strip levels by name (``new_strips``) and how many older
+    patches the newer series drops with no item naming them (``unexplained``:
+    :func:`debian_truth.unexplained_drops`, counted over the whole older series)."""
 
     entries: list[tuple[str, int | None]]
     old_texts: dict[str, str]
@@ -777,6 +780,7 @@ class Series:
     label: str
     pin: str = ""
     new_strips: dict[str, int] = field(default_factory=dict)
+    unexplained: int = 0
 
 
 @dataclass
@@ -841,6 +845,7 @@ def judge(series: Series, pin_tree: Path, to_tree: Path, kind: str) -> Judged:
             frozenset(old_texts),
             series.pin,
             trees,
+            series.unexplained,
         )
         if result.truth is None:
             judged.left_out[result.reason] += 1

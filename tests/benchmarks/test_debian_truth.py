@@ -582,6 +582,221 @@ def test_all_patches_dropped_as_upstream_speaks_for_each() -> None:
     )
 
 
+#: :data:`PLAIN` forwarded upstream (a patch Debian meant upstream to take).
+FORWARDED = PLAIN.replace("Forwarded: not-needed", "Forwarded: https://github.com/foo/foo/pull/12")
+#: What :func:`dropped_upstream_item` says when the statement speaks for the patch.
+DROPPED_WHY = "dropped; the changelog says the patches its upload dropped went upstream"
+
+
+def test_patches_dropped_as_upstream_speak_for_an_unnamed_patch() -> None:
+    """ "Drop patches applied upstream" speaks for a patch no item names when nothing else
+    between the two versions gives up a patch."""
+    entries = _entries(
+        (
+            "2.1.0-1",
+            "  * New upstream version 2.1.0\n"
+            "    + Refresh patches\n"
+            "    + Drop patches applied upstream\n"
+            "  * d/control: bump Standards-Version to 4.7.0.\n",
+        ),
+        ("2.0.1-2", "  * Add upstream patch to fix the build with GCC 14.\n"),
+    )
+    quote = "debian/changelog 2.1.0-1: New upstream version 2.1.0 - Drop patches applied upstream"
+    old = frozenset({"0001-fix-timeout.patch", "0002-use-system-six.patch"})
+    assert truth.dropped_upstream_item(entries, "0001-fix-timeout.patch", old, 2, FORWARDED) == (
+        quote
+    )
+    assert truth.outcome(
+        "0001-fix-timeout.patch", FORWARDED, {}, entries, "2.1.0", "x", old, unexplained=2
+    ) == truth.Outcome("upstreamed", "", quote, DROPPED_WHY)
+    # without the count of unexplained drops the statement is counted, not trusted
+    assert truth.outcome("0001-fix-timeout.patch", FORWARDED, {}, entries, "2.1.0", "x").reason == (
+        "dropped; the changelog says patches went upstream but names none"
+    )
+    # Debian's own change, which upstream was never asked to take
+    assert truth.dropped_upstream_item(entries, "0001-fix-timeout.patch", old, 2, PLAIN) is None
+    # the newer series continues it under another number, or with the same subject
+    renamed = {"0004-fix-timeout.patch": REWRITTEN}
+    assert (
+        truth.dropped_upstream_item(entries, "0001-fix-timeout.patch", old, 2, FORWARDED, renamed)
+        is None
+    )
+    retitled = {"client-timeout.patch": REWRITTEN.replace("Forwarded: not-needed", "")}
+    assert (
+        truth.dropped_upstream_item(entries, "0001-fix-timeout.patch", old, 2, FORWARDED, retitled)
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "  * Drop patches applied upstream.\n",
+        "  * patches: Drop upstreamed patches.\n",
+        "  * d/patches: drop patches merged upstream\n",
+        "  * [0a1b2c3] Drop upstreamed patches, refresh the rest\n",
+        "  * Refresh patches and drop patches that have been applied upstream\n",
+        "  * Remove patches included in the new upstream release.\n",
+        "  * Drop patches (applied upstream)\n",
+    ],
+)
+def test_statements_of_patches_dropped_as_upstream(statement: str) -> None:
+    entries = _entries(("3.0-1", "  * New upstream release.\n" + statement))
+    said = truth.dropped_upstream_item(
+        entries, "fix-build.patch", frozenset({"fix-build.patch"}), 1, FORWARDED
+    )
+    assert said == "debian/changelog 3.0-1: " + statement.strip()[2:]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        # qualified, listed, or with another reason beside upstream: not about every patch
+        "  * Drop PCISDK patches, included upstream.\n",
+        "  * Drop patches applied upstream:\n    - 0001-fix-timeout.patch\n",
+        "  * patches: Drop upstreamed or obsolete patches.\n",
+        "  * Drop patches to fix tests on OpenSSL 1.1.1, fixed in other ways upstream.\n",
+        "  * Drop all current patches, included upstream or no longer needed.\n",
+    ],
+)
+def test_what_is_no_statement_of_patches_dropped_as_upstream(statement: str) -> None:
+    entries = _entries(("3.0-1", "  * New upstream release.\n" + statement))
+    old = frozenset({"fix-build.patch", "0001-fix-timeout.patch"})
+    assert truth.dropped_upstream_item(entries, "fix-build.patch", old, 1, FORWARDED) is None
+
+
+def test_a_patch_given_up_otherwise_between_the_versions_blocks_the_statement() -> None:
+    """The changelog does not say which upload dropped an unnamed patch: a patch given up in
+    other words anywhere between the two versions may be it."""
+    old = frozenset({"fix-build.patch", "skip-network-tests.patch"})
+
+    def said(*blocks: tuple[str, str], unexplained: int = 1) -> str | None:
+        entries = _entries(*blocks)
+        return truth.dropped_upstream_item(entries, "fix-build.patch", old, unexplained, FORWARDED)
+
+    statement = ("3.0-1", "  * New upstream release.\n  * Drop patches applied upstream.\n")
+    assert said(statement) == "debian/changelog 3.0-1: Drop patches applied upstream."
+    for other in (
+        "  * Drop obsolete patch.\n",
+        "  * drop old patches\n",
+        "  * Use dh_python3 to fix the shebang instead of a patch.\n",
+        "  * Replace patch by using a variable in d/rules.\n",
+        "  * Get rid of a patch for removing install instructions, address it in d/clean\n",
+        "  * Refresh fix-build.patch.\n",
+    ):
+        assert said(statement, ("2.9-2", other)) is None, other
+    # a patch the older series has, dropped by name for its own reason in another upload,
+    # speaks for that patch only; in the statement's own upload it is another reason there
+    named = "  * Drop skip-network-tests.patch, no longer needed.\n"
+    assert (
+        said(statement, ("2.9-2", named))
+        == "debian/changelog 3.0-1: Drop patches applied upstream."
+    )
+    assert said((statement[0], statement[1] + named)) is None
+    # a sentence that drops something else beside a patch added is no patch given up
+    added = "  * Add patch from upstream to fix a regression. So drop the Breaks on foo.\n"
+    assert (
+        said(statement, ("2.9-2", added))
+        == "debian/changelog 3.0-1: Drop patches applied upstream."
+    )
+
+
+def test_a_counted_statement_speaks_for_as_many_patches() -> None:
+    """ "Remove patch included upstream" speaks for one patch: it must be the only unexplained
+    drop, and no patch added before it may be the one it removed."""
+    one = _entries(
+        ("3.5.1-1", "  * New upstream version 3.5.1\n  * Remove patch included upstream\n")
+    )
+    old = frozenset({"fix-build.patch"})
+    quote = "debian/changelog 3.5.1-1: Remove patch included upstream"
+    assert truth.dropped_upstream_item(one, "fix-build.patch", old, 1, FORWARDED) == quote
+    assert truth.dropped_upstream_item(one, "fix-build.patch", old, 2, FORWARDED) is None
+    added = one + _entries(("3.5.0-2", "  * Add patch to fix the armel build\n"))
+    assert truth.dropped_upstream_item(added, "fix-build.patch", old, 1, FORWARDED) is None
+    four = _entries(
+        ("1.4.2-1", "  * New upstream release\n  * Remove 4 patches applied in new release\n")
+    )
+    assert truth.dropped_upstream_item(four, "fix-build.patch", old, 4, FORWARDED) == (
+        "debian/changelog 1.4.2-1: Remove 4 patches applied in new release"
+    )
+    assert truth.dropped_upstream_item(four, "fix-build.patch", old, 5, FORWARDED) is None
+
+
+def test_unexplained_drops_counts_patches_dropped_with_nothing_of_their_own() -> None:
+    entries = _entries(
+        (
+            "2.1.0-1",
+            "  * New upstream release.\n  * Drop patches applied upstream.\n"
+            "  * Remove skip-network-tests.patch, no longer needed.\n",
+        )
+    )
+    # each with other changed lines (a patch with the kept one's lines is a rename)
+    old = {
+        "keep.patch": PLAIN,
+        "gone.patch": FORWARDED.replace("timeout = 30", "timeout = 45"),
+        "skip-network-tests.patch": FORWARDED.replace("timeout = 30", "timeout = 50"),
+        "header.patch": PATCH.replace("timeout = 30", "timeout = 90"),
+    }
+    assert truth.unexplained_drops(old, {"keep.patch": PLAIN}, entries, "2.1.0") == 1
+
+
+def test_a_dropped_patch_continued_under_another_name_is_kept() -> None:
+    """A series exported again renumbers and moves its patches; a patch rewritten and
+    renamed keeps its DEP-3 subject: where nothing else speaks, the newer patch continues
+    it."""
+    old = frozenset({"0001-fix-timeout.patch", "0002-use-system-six.patch"})
+    moved = {"debian/fix-timeout.patch": REWRITTEN, "0001-use-system-six.patch": PLAIN}
+    assert truth.continuation("0001-fix-timeout.patch", PLAIN, moved, old) == (
+        "debian/fix-timeout.patch",
+        "the same name but for its number or directory",
+    )
+    assert truth.outcome(
+        "0001-fix-timeout.patch",
+        FORWARDED,
+        {"debian/fix-timeout.patch": REWRITTEN},
+        [],
+        "2.1.0",
+        "forky 2.1.0-1",
+        old,
+    ) == truth.Outcome(
+        "port",
+        "",
+        "forky 2.1.0-1 debian/patches/series keeps it as debian/fix-timeout.patch "
+        "(the same name but for its number or directory)",
+        "renamed to debian/fix-timeout.patch, rewritten changed lines",
+    )
+    retitled = {"0004-client-timeout.patch": REWRITTEN}
+    assert truth.continuation("0001-fix-timeout.patch", PLAIN, retitled, old) == (
+        "0004-client-timeout.patch",
+        "the same DEP-3 subject",
+    )
+    # two candidates, a candidate of an older name, a short subject, a name too plain
+    twice = {"fix-timeout.patch": REWRITTEN, "debian/fix-timeout.patch": REWRITTEN}
+    assert truth.continuation("0001-fix-timeout.patch", "", twice, old) is None
+    assert (
+        truth.continuation("0001-fix-timeout.patch", "", {"0002-use-system-six.patch": PLAIN}, old)
+        is None
+    )
+    short = PLAIN.replace("Subject: Fix the timeout\n of the client", "Subject: Fix it")
+    assert truth.continuation("0001-fix-timeout.patch", short, {"x.patch": short}, old) is None
+    assert (
+        truth.continuation("0001-typos.patch", "", {"0002-typos.patch": PLAIN}, frozenset()) is None
+    )
+    # the header speaks first: a patch upstream has is not kept by a look-alike name
+    assert (
+        truth.outcome(
+            "0001-fix-timeout.patch",
+            PATCH,
+            {"debian/fix-timeout.patch": PLAIN.replace("timeout = 30", "timeout = 60")},
+            [],
+            "2.1.0",
+            "x",
+            old,
+        )
+        == BY_HEADER
+    )
+
+
 @pytest.mark.parametrize(
     ("origin", "expected"),
     [
