@@ -366,16 +366,28 @@ def _base(root: Path, directory: str) -> Path:
     return root.joinpath(*directory.split("/")) if directory else root
 
 
+#: What to do when a tree is given as a path that is no directory.
+NOT_A_TREE_HINT = "give the upstream tree's directory (an unpacked sdist or wheel, a checkout)"
+
+
 def directory_tree(path: Path, config: Config, what: str = "the target directory") -> Tree:
     """A tree from a directory given on the command line; ``what`` names its role in the
     error (``"the pristine reference (--pristine)"``), which says where a relative path was
     looked for when it does not exist.
 
     Raises:
-        TargetError: it does not exist, or lacks the configured ``directory``.
+        TargetError: it does not exist, is no directory (a file, a named pipe, a device), or
+            lacks the configured ``directory``.
     """
     root = path.resolve()
     if not root.is_dir():
+        from patchkeeper.system.regular import not_a_directory
+
+        there = not_a_directory(root)
+        if there is not None:
+            # something is there (a file, a named pipe, a device): saying it does not exist
+            # would send the user looking for a path they can list
+            raise TargetError(f"{what} {there}", path=path, hint=NOT_A_TREE_HINT)
         # a relative path is read from -C's directory when one is given, as git -C does: a
         # user who typed it from elsewhere is told where it was looked for
         hint = None
@@ -516,7 +528,9 @@ def spec_tree(
         )
     from patchkeeper.upstream.requirements import looks_like_path
 
-    if os.path.isdir(spec) or looks_like_path(spec):
+    if os.path.exists(os.path.expanduser(spec)) or looks_like_path(spec):
+        # a path that is there is a path (:func:`parsed_requirement` reads it so, and skips
+        # the project check): a named pipe called ``pipe`` fetched as the project pipe
         return directory_tree(Path(spec).expanduser(), config, what)
     try:
         return requirement_tree(spec, config)
@@ -791,7 +805,9 @@ def pristine_for(
     if config.pristine:
         configured = config.pristine
         local = config.root / configured
-        if local.is_dir() or configured.startswith((".", "/", "~")):
+        # a path that is there (a file, a named pipe) is read as one, and refused as no
+        # tree, not looked up on the package index as a project of that name
+        if os.path.lexists(local) or configured.startswith((".", "/", "~")):
             what = f"the pristine reference (pristine = {configured!r} in {config.source})"
             other = directory_tree(local.expanduser(), config, what)
             refuse_unpacked_parent(
