@@ -101,3 +101,34 @@ def test_a_named_pipe_named_like_a_project_is_not_fetched(
     # nothing fetched: the cache holds only the parsed series
     assert sorted(entry.name for entry in private_cache.iterdir()) == ["series"]
 
+
+def test_a_file_where_an_output_or_checkout_directory_is_wanted_is_named(
+    cli, example: Example
+) -> None:
+    """``--markdown FILE/x.md`` said "No such file or directory" and ``lint
+    --foreign-checkout FILE`` "no such directory", of a file the user can list."""
+    notes = example.root / "notes.txt"
+    notes.write_text("a file\n", encoding="utf-8")
+    before = tree_bytes(example.root)
+    report = notes / "x.md"
+    run = cli(
+        "audit",
+        "--to",
+        "../upstream/minihttp-1.1",
+        "--markdown",
+        str(report),
+        cwd=example.downstream,
+    )
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {report}: cannot write the Markdown report: Not a directory\n"
+        "  hint: pass --markdown a file in a directory that exists and can be written\n",
+    )
+    run = cli("lint", "--foreign-checkout", str(notes), cwd=example.downstream)
+    assert run.code == 2
+    assert run.err.endswith(
+        f"Error: Invalid value for '--foreign-checkout': {notes}: a regular file, not a "
+        "directory; give the checkout the foreign diffs and vendored trees are compared with\n"
+    )
+    assert tree_bytes(example.root) == before
