@@ -939,6 +939,47 @@ def _file_bytes(path: Path) -> bytes | None:
         return None
 
 
+def _is_wheel_tree(root: Path) -> bool:
+    """Whether ``root`` is an unpacked wheel: a ``.dist-info`` at its top and no ``PKG-INFO``
+    (an sdist's, which also ships ``*.egg-info``, never a ``.dist-info``, at its top)."""
+    try:
+        return not (root / "PKG-INFO").exists() and any(root.glob("*.dist-info"))
+    except OSError:
+        return False
+
+
+def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch]) -> None:
+    """Warn when the new upstream is a wheel while the old pin's tree is not: a wheel holds
+    only the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
+    ``setup.py``, ``requirements.txt``, ``tests/``) that a patch changes is not in it and
+    reads as gone upstream, which it need not be. The warning names those files (the first
+    five) and the way to judge them: the release's sdist. Nothing is refused: the verdicts
+    of the package's own files hold."""
+    from patchkeeper.progress import warn
+
+    if old is None or not _is_wheel_tree(tree.root) or _is_wheel_tree(old.root):
+        return
+    paths = sorted(
+        {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
+    )
+    only_old = [p for p in paths if os.path.isfile(old.base / p)]
+    only_old = [p for p in only_old if not os.path.lexists(tree.base / p)]
+    if not only_old:
+        return
+    shown = ", ".join(only_old[:5]) + (
+        f" and {len(only_old) - 5} more" if len(only_old) > 5 else ""
+    )
+    one = len(only_old) == 1
+    count = f"{len(only_old)} file{'' if one else 's'}"
+    are, they = ("is", "it reads") if one else ("are", "they read")
+    warn(
+        f"the new upstream is a wheel and the old pin's tree is not: {count} the series "
+        f"changes ({shown}) {are} not among the files a wheel installs, so {they} as gone "
+        "upstream; pass --to the release's sdist (NAME==VERSION fetches it) to judge "
+        f"{'it' if one else 'them'}"
+    )
+
+
 def refuse_changed_pin(
     tree: Tree, old: Tree | None, patches: Sequence[Patch], config: Config, what: str
 ) -> None:
