@@ -92,3 +92,18 @@ def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(cli, tmp_path: 
     )
     run = cli("audit", "--to", str(sdist), cwd=down)
     assert (run.code, run.err) == (0, "")
+
+
+def test_a_port_to_such_a_wheel_is_warned_of_too(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    wheel = pure_wheel(
+        tmp_path,
+        "tinypkg",
+        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
+        version="1.1",
+    )
+    run = cli("port", "--to", str(wheel), cwd=down)
+    assert run.err.startswith(
+        "patchkeeper: warning: the new upstream is a wheel and the old pin's tree is not: 1 "
+        "file the series changes (setup.cfg) is not among the files a wheel installs"
+    )
