@@ -445,13 +445,19 @@ def test_a_usage_error_of_the_command_says_what_to_do(example: Example) -> None:
                 "lint", {"directory": "downstream", "foreign_checkout": ["x=../nosuch"]}
             ),
             await client.call_tool("audit", {"directory": "downstream/patches/series", "to": "x"}),
+            await client.call_tool("audit", {"directory": "pipe", "to": "x"}),
         ]
 
-    no_directory, no_checkout, a_file = talk(example.root, conversation)
+    os.mkfifo(example.root / "pipe")
+    no_directory, no_checkout, a_file, a_pipe = talk(example.root, conversation)
     series = example.downstream / "patches" / "series"
     assert (a_file.is_error, a_file.structured_content["error"]["message"]) == (
         True,
-        f"directory names a file there, not a directory ({series})",
+        f"directory names a regular file there, not a directory ({series})",
+    )
+    assert (a_pipe.is_error, a_pipe.structured_content["error"]["message"]) == (
+        True,
+        f"directory names a named pipe there, not a directory ({example.root / 'pipe'})",
     )
     hint = (
         f"directory is relative to the server's root {example.root}: pass the downstream's "

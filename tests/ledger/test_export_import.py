@@ -112,6 +112,14 @@ def test_export_to_a_missing_directory_is_refused(downstream: Path, topics: Path
         f"{out.parent}\n  hint: pass -o a file in a directory that exists (create it first)\n"
     )
     assert not (downstream / "new").exists()
+    notes = downstream / "notes.txt"
+    notes.write_text("a file\n", encoding="utf-8")
+    out = notes / "x.patch"
+    assert main(["-C", str(downstream), "export", "work", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {out}: cannot write the patch file: {notes} is a regular file, "
+        "not a directory\n  hint: pass -o a file in a directory that exists (create it first)\n"
+    )
 
 
 @pytest.mark.parametrize(

@@ -669,3 +669,23 @@ def test_a_project_named_after_the_source_says_where_another_name_is(
         f"(python-NAME), 1.0 from debian/changelog (1.0-1){note}",
     )
     assert 'upstream = "minihttp"\n' in (tree / "patchkeeper.toml").read_text()
+
+
+def test_a_tag_without_v_is_written_as_the_pin_tag_form(cli, example: Example) -> None:
+    """A branch over an upstream tag written without ``v`` (``1.0``, as Django and OpenStack
+    projects tag): init read the pin from that tag, but the default ``pin-tag = "v{pin}"``
+    then sent ``import``, ``check-branch`` and ``port --upstream-repo`` looking for ``v1.0``,
+    which is not there. init now writes the tag's form."""
+    repo = format_patch_branch(example)
+    git(repo, "tag", "-d", "v1.0")
+    git(repo, "tag", "1.0", "HEAD~2")
+    run = cli("init", cwd=repo)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[1] == (
+        "upstream minihttp, pin 1.0: minihttp from pyproject.toml, 1.0 from the tag 1.0"
+    )
+    config = (repo / "patchkeeper.toml").read_text(encoding="utf-8")
+    assert config.endswith('\n[git]\npin-tag = "{pin}"  # the form of the upstream\'s tags\n')
+    run = cli("import", "--checkout", ".", "--tag", "topic", "--branch", "imported", cwd=repo)
+    assert (run.code, run.err) == (0, "")
+    assert git(repo, "rev-parse", "imported~2") == git(repo, "rev-parse", "1.0")

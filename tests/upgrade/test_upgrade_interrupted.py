@@ -163,3 +163,33 @@ def test_a_ctrl_c_in_a_step_says_how_to_go_on(cli, example: Example, monkeypatch
     )
     monkeypatch.undo()
     assert cli("upgrade", "--continue", cwd=down).code == 1
+
+
+def test_a_ctrl_c_after_the_port_stopped_names_its_conflict_first(
+    cli, example: Example, monkeypatch
+) -> None:
+    """A Ctrl-C in the record's step once the port has stopped at a conflict: the interrupted
+    run prints no list of what is left, and its hint said only to continue, which then refused
+    the conflict's markers. The hint names the conflict to resolve first."""
+    down = example.downstream
+    make_checkout(down)
+    monkeypatch.chdir(down)
+    config = load_config(down / "patchkeeper.toml")
+    with pytest.raises(Interrupted) as caught:
+        upgrade(
+            config,
+            replace(STEPS, report=ctrl_c),
+            UpgradeRequest(to="../upstream/minihttp-1.1", branch="up"),
+        )
+    assert caught.value.hint == (
+        "the port is stopped at a conflict: resolve it in .patchkeeper-port/conflict/files (see "
+        ".patchkeeper-port/conflict/INSTRUCTIONS.md); then run 'patchkeeper upgrade --continue' "
+        "(the upgrade stopped at its report step), or 'patchkeeper upgrade --abort' to put the "
+        "downstream back"
+    )
+    run = cli("upgrade", "--continue", cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {down / '.patchkeeper-port/conflict/files/retry.py'}:11: conflict "
+        "markers are left in this file",
+    )

@@ -153,6 +153,30 @@ def test_an_unknown_project_is_an_error(local_index):
     assert f"Looking in indexes: {local_index.url}" in caught.value.hint
 
 
+@pytest.mark.parametrize("command", ["pin", "range"])
+def test_an_untrusted_http_index_is_named_not_the_project(pip_isolated, private_cache, command):
+    """An index over plain http from a host not in ``trusted-host`` is skipped, never asked
+    (as pip does): "no project named 'x' on the package indexes" sent the user to check a
+    name the index may well hold. The address is a documentation one: the index is never asked."""
+    pip_isolated.setenv("PIP_INDEX_URL", "http://deploy:s3cret@192.0.2.1:8080/simple")
+    with pytest.raises(FetchError) as caught:
+        if command == "pin":
+            fetch_requirement("pk-demo==1.0")
+        else:
+            fetch_requirement("pk-demo>=1.0")
+
+    assert caught.value.message == (
+        "no project named 'pk-demo' on the package indexes asked; not asked: "
+        "http://****@192.0.2.1:8080/simple/pk-demo/ (plain http from a host pip does not "
+        "trust)"
+    )
+    assert caught.value.hint == (
+        "trust the host as pip does (trusted-host = 192.0.2.1 in pip's configuration, or "
+        "PIP_TRUSTED_HOST), or serve the index over https (Looking in indexes: "
+        "http://deploy:****@192.0.2.1:8080/simple)"
+    )
+
+
 def test_no_matching_version_lists_the_versions(local_index, tar_bytes):
     for version in ("1.0", "1.1"):
         local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", demo_sdist(tar_bytes, version))

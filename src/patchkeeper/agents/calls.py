@@ -146,7 +146,12 @@ def check_paths(
     if isinstance(directory, str):
         base = _inside(root / Path(directory).expanduser(), root, "directory", directory)
         if not base.is_dir():
-            there = "a file there, not a directory" if base.exists() else "nothing there"
+            from patchkeeper.system.regular import file_kind
+
+            # what is there (a file, a named pipe), or nothing
+            there = "nothing there"
+            if base.exists():
+                there = f"{file_kind(base.stat().st_mode)} there, not a directory"
             raise CallRefused(
                 f"directory names {there} ({base})",
                 path=directory,

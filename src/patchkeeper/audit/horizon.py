@@ -237,8 +237,10 @@ def directory_releases(requirement: Requirement, releases: Path) -> dict[str, Pa
         TargetError: ``releases`` is not a directory.
     """
     if not releases.is_dir():
+        from patchkeeper.system.regular import not_a_directory
+
         raise TargetError(
-            "the releases directory does not exist",
+            f"the releases directory {not_a_directory(releases) or 'does not exist'}",
             path=releases,
             hint="pass --releases a directory holding NAME-VERSION subdirectories, or the "
             "sdist or wheel files of the releases",

@@ -29,6 +29,7 @@ from patchkeeper.trees.tree import (
     refuse_misplaced,
     refuse_unpacked_parent,
     spec_tree,
+    warn_wheel_for_sdist,
 )
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -110,6 +111,7 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine, patches)
     refuse_changed_pin(tree, old, patches, config, "the new upstream (--to)")
+    warn_wheel_for_sdist(tree, old, patches)
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)

@@ -296,7 +296,8 @@ def _refuse_unwritable(path: Path) -> None:
     if path.is_dir():
         code = errno.EISDIR
     elif not parent.is_dir():
-        code = errno.ENOENT
+        # a file where the directory should be is ENOTDIR, as writing there would say
+        code = errno.ENOTDIR if os.path.lexists(parent) else errno.ENOENT
     elif not os.access(path if path.exists() else parent, os.W_OK):
         code = errno.EACCES
     else:

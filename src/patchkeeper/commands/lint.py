@@ -57,8 +57,11 @@ def _checkouts(
             name, path = "", value
         checkout = Path(path).resolve()
         if not checkout.is_dir():
+            from patchkeeper.system.regular import not_a_directory
+
+            there = not_a_directory(checkout) or "no such directory"
             raise click.BadParameter(
-                f"{path}: no such directory; give the checkout the foreign diffs and "
+                f"{path}: {there.removeprefix('is ')}; give the checkout the foreign diffs and "
                 "vendored trees are compared with"
             )
         out[name] = checkout

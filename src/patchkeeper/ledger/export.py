@@ -392,9 +392,14 @@ def export_commit(
         GitError: the checkout or the revision does not exist.
     """
     if output is not None and not output.expanduser().absolute().parent.is_dir():
+        from patchkeeper.system.regular import not_a_directory
+
+        parent = output.expanduser().absolute().parent
+        there = not_a_directory(parent)
         raise ExportError(
-            f"cannot write the patch file: no such directory: "
-            f"{output.expanduser().absolute().parent}",
+            f"cannot write the patch file: {parent} {there}"
+            if there
+            else f"cannot write the patch file: no such directory: {parent}",
             path=output,
             hint="pass -o a file in a directory that exists (create it first)",
         )

@@ -29,6 +29,7 @@ from patchkeeper.trees.tree import (
     refuse_unpacked_parent,
     requirement_tree,
     spec_tree,
+    warn_wheel_for_sdist,
 )
 
 
@@ -226,6 +227,7 @@ def build_context(
     check_paths(old, patches)
     check_paths(new, patches)
     refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")
+    warn_wheel_for_sdist(new, old, patches)
     new_version = tree_version(new)
     named = None
     if new_version is None and os.path.isdir(state.new):

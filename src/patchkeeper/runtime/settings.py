@@ -27,6 +27,7 @@ from typing import Any
 
 from patchkeeper.config import register_section
 from patchkeeper.errors import ConfigError
+from patchkeeper.system.regular import not_a_directory
 
 SECTION = "runtime"
 DEFAULT_GROUPS = ("vllm.general_plugins", "vllm.platform_plugins")
@@ -135,7 +136,7 @@ def resolve_settings(
 
     Raises:
         ConfigError: the package is not known, or the plugin root or patch directory does not
-            exist.
+            exist (or is no directory).
     """
     table: dict[str, Any] = dict(config.sections.get(SECTION, {})) if config else {}
     base = config.root if config else Path.cwd()
@@ -155,7 +156,7 @@ def resolve_settings(
     _check_package_name(name, None if package else getattr(config, "source", None))
     if not root.is_dir():
         raise ConfigError(
-            f"the plugin directory {root} does not exist",
+            f"the plugin directory {root} {not_a_directory(root) or 'does not exist'}",
             hint=ROOT_HINT,
         )
     if (
@@ -186,7 +187,9 @@ def resolve_settings(
         if candidates:
             hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
             hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
-        raise ConfigError(f"the patch directory {directory} does not exist under {root}", hint=hint)
+        there = not_a_directory(root / directory)
+        problem = f"under {root} {there}" if there else f"does not exist under {root}"
+        raise ConfigError(f"the patch directory {directory} {problem}", hint=hint)
     upstream = table.get("upstream-packages") or [default_upstream_package(config)]
     return RuntimeSettings(
         root=root,

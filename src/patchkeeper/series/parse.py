@@ -36,6 +36,7 @@ from patchkeeper.series.model import (
 )
 from patchkeeper.system.filenames import name_hint, name_problem
 from patchkeeper.system.names import shown_name, unquoted_name
+from patchkeeper.system.regular import file_kind
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -1363,20 +1364,7 @@ def entry_problem(series: Series, entry: SeriesEntry) -> str:
             if exc.errno == errno.ELOOP:
                 return "is a symbolic link that loops back on itself"
             return f"is a symbolic link to a missing file ({shown_name(os.readlink(path))})"
-    return f"is {_file_kind(info.st_mode)}"
-
-
-def _file_kind(mode: int) -> str:
-    """What a file of ``st_mode`` ``mode`` is, with its article (``"a named pipe"``)."""
-    if stat.S_ISDIR(mode):
-        return "a directory"
-    if stat.S_ISFIFO(mode):
-        return "a named pipe"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device"
-    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+    return f"is {file_kind(info.st_mode)}"
 
 
 def listed_patch(

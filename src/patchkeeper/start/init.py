@@ -168,7 +168,14 @@ def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
     patches_read = [(name, *found.patch_bytes(name)) for name in found.names]
     schema, schema_reason = _schema(found, [data for _, _, data in patches_read])
     series_key = shown(found.series, root)  # absolute when outside the downstream
-    text = config_text(pin, series_key, schema, shown(ledger_path, root), directory.strip("/"))
+    text = config_text(
+        pin,
+        series_key,
+        schema,
+        shown(ledger_path, root),
+        directory.strip("/"),
+        pin_tag_form(found.tag, pin.pin) if found.form == GIT else "",
+    )
     config = _config(root, text)
     settings = ledger_settings(config)
     columns = header_settings(config).columns
@@ -308,8 +315,26 @@ def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def config_text(pin: Pin, series: str, schema: str, ledger: str, directory: str = "") -> str:
-    """The ``patchkeeper.toml`` init writes.
+def pin_tag_form(tag: str | None, pin: str) -> str:
+    """The ``[git] pin-tag`` form of a git branch's upstream ``tag`` for the version ``pin``,
+    when it is not the default ``v{pin}``: the tag with the version replaced by ``{pin}``, so
+    that ``import``, ``check-branch`` and ``port --upstream-repo`` find the tag init read the
+    pin from. ``""`` when the default finds it, or the tag does not hold the version.
+
+    >>> pin_tag_form("v0.27.1", "0.27.1"), pin_tag_form("0.27.1", "0.27.1")
+    ('', '{pin}')
+    >>> pin_tag_form("release-2.0", "2.0"), pin_tag_form("stable", "2.0")
+    ('release-{pin}', '')
+    """
+    if tag is None or tag == f"v{pin}" or pin not in tag:
+        return ""
+    return tag.replace(pin, "{pin}", 1)
+
+
+def config_text(
+    pin: Pin, series: str, schema: str, ledger: str, directory: str = "", pin_tag: str = ""
+) -> str:
+    """The ``patchkeeper.toml`` init writes; ``pin_tag``, when given, as ``[git] pin-tag``.
 
     >>> print(config_text(Pin("urllib3", "2.0.7", ""), "debian/patches/series", "dep3",
     ...                   "PATCHES.md"), end="")
@@ -336,6 +361,8 @@ def config_text(pin: Pin, series: str, schema: str, ledger: str, directory: str 
         lines.append(f"directory = {_quoted(directory)}")
     lines += ["", "[headers]", f"schema = {_quoted(schema)}"]
     lines += ["", "[ledger]", f"file = {_quoted(ledger)}"]
+    if pin_tag:
+        lines += ["", "[git]", f"pin-tag = {_quoted(pin_tag)}  # the form of the upstream's tags"]
     return "\n".join(lines) + "\n"
 
 

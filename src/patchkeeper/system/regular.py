@@ -61,3 +61,47 @@ def is_special(path: Path | str) -> bool:
     except OSError:
         return False
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
+
+
+def file_kind(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, with its article (``"a named pipe"``).
+
+    >>> file_kind(os.stat("/dev/null").st_mode), file_kind(os.stat("/").st_mode)
+    ('a device', 'a directory')
+    """
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "a regular file" if stat.S_ISREG(mode) else "not a regular file"
+
+
+def not_a_directory(path: Path | str) -> str | None:
+    """What is at ``path`` when something is there but no directory, in words that follow
+    the path's role (``"is a named pipe, not a directory"``); ``None`` when nothing is there
+    (nor a symbolic link), so that a caller says "does not exist" only then, and a user is
+    not sent looking for a path they can list.
+
+    Meant for a path that is no directory (``Path.is_dir`` is false).
+
+    >>> not_a_directory("/dev/null"), not_a_directory("/no/such/dir")
+    ('is a device, not a directory', None)
+    """
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"cannot be looked at: {exc.strerror or exc}"
+    if stat.S_ISLNK(info.st_mode):
+        try:
+            info = os.stat(path)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                return "is a symbolic link that loops back on itself"
+            return f"is a symbolic link to a missing file ({os.readlink(path)})"
+    return f"is {file_kind(info.st_mode)}, not a directory"

@@ -366,16 +366,28 @@ def _base(root: Path, directory: str) -> Path:
     return root.joinpath(*directory.split("/")) if directory else root
 
 
+#: What to do when a tree is given as a path that is no directory.
+NOT_A_TREE_HINT = "give the upstream tree's directory (an unpacked sdist or wheel, a checkout)"
+
+
 def directory_tree(path: Path, config: Config, what: str = "the target directory") -> Tree:
     """A tree from a directory given on the command line; ``what`` names its role in the
     error (``"the pristine reference (--pristine)"``), which says where a relative path was
     looked for when it does not exist.
 
     Raises:
-        TargetError: it does not exist, or lacks the configured ``directory``.
+        TargetError: it does not exist, is no directory (a file, a named pipe, a device), or
+            lacks the configured ``directory``.
     """
     root = path.resolve()
     if not root.is_dir():
+        from patchkeeper.system.regular import not_a_directory
+
+        there = not_a_directory(root)
+        if there is not None:
+            # something is there (a file, a named pipe, a device): saying it does not exist
+            # would send the user looking for a path they can list
+            raise TargetError(f"{what} {there}", path=path, hint=NOT_A_TREE_HINT)
         # a relative path is read from -C's directory when one is given, as git -C does: a
         # user who typed it from elsewhere is told where it was looked for
         hint = None
@@ -516,7 +528,9 @@ def spec_tree(
         )
     from patchkeeper.upstream.requirements import looks_like_path
 
-    if os.path.isdir(spec) or looks_like_path(spec):
+    if os.path.exists(os.path.expanduser(spec)) or looks_like_path(spec):
+        # a path that is there is a path (:func:`parsed_requirement` reads it so, and skips
+        # the project check): a named pipe called ``pipe`` fetched as the project pipe
         return directory_tree(Path(spec).expanduser(), config, what)
     try:
         return requirement_tree(spec, config)
@@ -791,7 +805,9 @@ def pristine_for(
     if config.pristine:
         configured = config.pristine
         local = config.root / configured
-        if local.is_dir() or configured.startswith((".", "/", "~")):
+        # a path that is there (a file, a named pipe) is read as one, and refused as no
+        # tree, not looked up on the package index as a project of that name
+        if os.path.lexists(local) or configured.startswith((".", "/", "~")):
             what = f"the pristine reference (pristine = {configured!r} in {config.source})"
             other = directory_tree(local.expanduser(), config, what)
             refuse_unpacked_parent(
@@ -921,6 +937,47 @@ def _file_bytes(path: Path) -> bytes | None:
         return path.read_bytes() if path.is_file() else None
     except OSError:
         return None
+
+
+def _is_wheel_tree(root: Path) -> bool:
+    """Whether ``root`` is an unpacked wheel: a ``.dist-info`` at its top and no ``PKG-INFO``
+    (an sdist's, which also ships ``*.egg-info``, never a ``.dist-info``, at its top)."""
+    try:
+        return not (root / "PKG-INFO").exists() and any(root.glob("*.dist-info"))
+    except OSError:
+        return False
+
+
+def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch]) -> None:
+    """Warn when the new upstream is a wheel while the old pin's tree is not: a wheel holds
+    only the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
+    ``setup.py``, ``requirements.txt``, ``tests/``) that a patch changes is not in it and
+    reads as gone upstream, which it need not be. The warning names those files (the first
+    five) and the way to judge them: the release's sdist. Nothing is refused: the verdicts
+    of the package's own files hold."""
+    from patchkeeper.progress import warn
+
+    if old is None or not _is_wheel_tree(tree.root) or _is_wheel_tree(old.root):
+        return
+    paths = sorted(
+        {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
+    )
+    only_old = [p for p in paths if os.path.isfile(old.base / p)]
+    only_old = [p for p in only_old if not os.path.lexists(tree.base / p)]
+    if not only_old:
+        return
+    shown = ", ".join(only_old[:5]) + (
+        f" and {len(only_old) - 5} more" if len(only_old) > 5 else ""
+    )
+    one = len(only_old) == 1
+    count = f"{len(only_old)} file{'' if one else 's'}"
+    are, they = ("is", "it reads") if one else ("are", "they read")
+    warn(
+        f"the new upstream is a wheel and the old pin's tree is not: {count} the series "
+        f"changes ({shown}) {are} not among the files a wheel installs, so {they} as gone "
+        "upstream; pass --to the release's sdist (NAME==VERSION fetches it) to judge "
+        f"{'it' if one else 'them'}"
+    )
 
 
 def refuse_changed_pin(

@@ -396,10 +396,11 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         try:
             _step(run, name, before)
         except Interrupted as exc:  # the state stays: --continue runs the step again
-            exc.hint = left_in_progress(exc.hint, name)
+            exc.hint = left_in_progress(exc.hint or _conflict_first(run, name), name)
             raise
         except KeyboardInterrupt:
-            raise Interrupted("interrupted", hint=left_in_progress(None, name)) from None
+            hint = left_in_progress(_conflict_first(run, name), name)
+            raise Interrupted("interrupted", hint=hint) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
             exc.hint = exc.upgrade_hint()
             raise
@@ -412,6 +413,25 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def _conflict_first(run: _Run, step: str) -> str | None:
+    """What a step after a stopped port leaves to do first when it is cut short: the port's
+    conflict, which ``--continue`` goes on with before it runs that step again (an
+    interrupted run prints no list of what is left, so the conflict would be learnt only
+    from ``--continue``'s refusal of its markers). ``None`` when the port is not stopped."""
+    port = run.state.steps.get(StepName.PORT, {})
+    if step == StepName.PORT or port.get("status") != StepStatus.STOPPED:
+        return None
+    work = port_settings(run.config).work_dir
+    try:
+        shown = work.relative_to(run.root).as_posix()
+    except ValueError:
+        shown = str(work)
+    return (
+        f"the port is stopped at a conflict: resolve it in {shown}/conflict/files (see "
+        f"{shown}/conflict/INSTRUCTIONS.md)"
+    )
 
 
 def left_in_progress(hint: str | None, step: str) -> str:

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 import ssl
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+from urllib.parse import urlsplit
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
@@ -124,10 +126,7 @@ class Finder:
             applicable = list(best.applicable)
             candidates = applicable or list(best.candidates)
         if not candidates:
-            raise FetchError(
-                f"no project named {requirement.name!r} on the package indexes",
-                hint=f"check the name ({self.settings.describe()}){_notes(notes)}",
-            )
+            raise self._no_project(requirement.name, notes)
         if not applicable:
             versions = sorted({p.version for p in candidates if p.version}, key=_version_key)
             raise NoSuchRelease(
@@ -155,11 +154,30 @@ class Finder:
         with self._network_errors(name), _quiet_unearth() as notes:
             packages = list(self._finder.find_all_packages(name))
         if not packages:
-            raise FetchError(
+            raise self._no_project(name, notes)
+        return sorted({p.version for p in packages if p.version and _kind(p) == kind})
+
+    def _no_project(self, name: str, notes: list[str]) -> FetchError:
+        """The error for a project no index listed. An index served over plain http from a
+        host pip's ``trusted-host`` does not name is never asked (pip skips it, and so does
+        unearth): the project may well be there, so the error names that index and how to
+        trust it rather than calling the name wrong."""
+        skipped = sorted(
+            {redact_url(m.group(1)) for note in notes if (m := _UNTRUSTED.search(note))}
+        )
+        if not skipped:
+            return FetchError(
                 f"no project named {name!r} on the package indexes",
                 hint=f"check the name ({self.settings.describe()}){_notes(notes)}",
             )
-        return sorted({p.version for p in packages if p.version and _kind(p) == kind})
+        hosts = sorted({urlsplit(url).hostname or url for url in skipped})
+        return FetchError(
+            f"no project named {name!r} on the package indexes asked; not asked: "
+            f"{', '.join(skipped)} (plain http from a host pip does not trust)",
+            hint=f"trust the host as pip does (trusted-host = {' '.join(hosts)} in pip's "
+            f"configuration, or PIP_TRUSTED_HOST), or serve the index over https "
+            f"({self.settings.describe()})",
+        )
 
     def download(self, candidate: Candidate, dest: Path) -> str:
         """Download ``candidate`` to the file ``dest`` atomically; return its hex sha256.
@@ -319,6 +337,10 @@ def _redact(exc: Any) -> str:
         return redact_url(str(exc.request.url))
     except (AttributeError, RuntimeError):  # an error raised before a request existed
         return "no request"
+
+
+#: unearth's note for an index it skipped: plain http from a host not in trusted-host.
+_UNTRUSTED = re.compile(r"Skipping (\S+) for not being trusted")
 
 
 def _notes(notes: list[str]) -> str:

@@ -283,11 +283,15 @@ def check_output_directory(output: Path) -> None:
         TargetError: naming the file and the missing directory.
     """
     from patchkeeper.errors import TargetError
+    from patchkeeper.system.regular import not_a_directory
 
     parent = output.expanduser().absolute().parent
     if not parent.is_dir():
+        there = not_a_directory(parent)
         raise TargetError(
-            f"cannot write the lock file: no such directory: {parent}",
+            f"cannot write the lock file: {parent} {there}"
+            if there
+            else f"cannot write the lock file: no such directory: {parent}",
             path=output,
             hint="pass --output a file in a directory that exists (create it first), or leave "
             "--output out for <patch-directory>/patchkeeper.lock",

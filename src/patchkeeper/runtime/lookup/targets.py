@@ -26,8 +26,12 @@ def tree_root(spec: str, what: str | None = None) -> Path:
     from patchkeeper.upstream import fetch  # a requirement: only then
 
     if not fetch.is_requirement(spec):
+        from patchkeeper.system.regular import not_a_directory
+
+        there = not_a_directory(path)
         raise TargetError(
-            f"{what + ': ' if what else ''}no such directory: {spec}",
+            f"{what + ': ' if what else ''}"
+            + (f"{spec} {there}" if there else f"no such directory: {spec}"),
             hint="give a directory or a pinned requirement such as vllm==0.32.0",
         )
     try:

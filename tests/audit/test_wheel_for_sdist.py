@@ -1,0 +1,109 @@
+"""``audit --to`` a wheel for a series cut against the sdist (a Debian series, whose paths
+start at the sdist's root): a wheel holds only the files it installs, so a patch to
+``setup.cfg`` or ``tests/`` read as gone upstream, with nothing to say the wheel was why.
+The audit now warns, naming those files and the way to judge them (the sdist); the
+verdicts are the same."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers import pure_wheel, write_files
+
+CORE_OLD = "def answer():\n    return 41\n"
+SETUP_CFG = "[metadata]\nname = tinypkg\n\n[options]\npackages = tinypkg\n"
+
+CORE_PATCH = """Description: answer right
+--- a/tinypkg/core.py
++++ b/tinypkg/core.py
+@@ -1,2 +1,2 @@
+ def answer():
+-    return 41
++    return 42
+"""
+SETUP_PATCH = """Description: ship the data
+--- a/setup.cfg
++++ b/setup.cfg
+@@ -3,3 +3,4 @@
+ 
+ [options]
+ packages = tinypkg
++include_package_data = true
+"""
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+
+def _downstream(root: Path) -> Path:
+    write_files(
+        root / "tinypkg-1.0",
+        {
+            "PKG-INFO": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+            "setup.cfg": SETUP_CFG,
+            "tinypkg/__init__.py": "",
+            "tinypkg/core.py": CORE_OLD,
+        },
+    )
+    return write_files(
+        root / "down",
+        {
+            "patchkeeper.toml": 'upstream = "tinypkg"\npin = "1.0"\n'
+            'series = "debian/patches/series"\npristine = "../tinypkg-1.0"\n',
+            "debian/patches/series": "answer.patch\nsetup-data.patch\n",
+            "debian/patches/answer.patch": CORE_PATCH,
+            "debian/patches/setup-data.patch": SETUP_PATCH,
+        },
+    )
+
+
+def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    wheel = pure_wheel(
+        tmp_path,
+        "tinypkg",
+        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
+        version="1.1",
+    )
+    run = cli("audit", "--to", str(wheel), "--json", cwd=down)
+    warning = (
+        "the new upstream is a wheel and the old pin's tree is not: 1 file the series changes "
+        "(setup.cfg) is not among the files a wheel installs, so it reads as gone upstream; "
+        "pass --to the release's sdist (NAME==VERSION fetches it) to judge it"
+    )
+    assert (run.code, run.err) == (1, f"patchkeeper: warning: {warning}\n")
+    envelope = json.loads(run.out)
+    assert envelope["warnings"] == [warning]
+    assert [(v["name"], v["verdict"]) for v in envelope["verdicts"]] == [
+        ("answer.patch", "clean"),
+        ("setup-data.patch", "target gone"),
+    ]
+    # the unpacked sdist of the same release: no warning
+    sdist = write_files(
+        tmp_path / "tinypkg-1.1",
+        {
+            "PKG-INFO": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.1\n",
+            "setup.cfg": SETUP_CFG,
+            "tinypkg/__init__.py": "",
+            "tinypkg/core.py": CORE_OLD,
+        },
+    )
+    run = cli("audit", "--to", str(sdist), cwd=down)
+    assert (run.code, run.err) == (0, "")
+
+
+def test_a_port_to_such_a_wheel_is_warned_of_too(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    wheel = pure_wheel(
+        tmp_path,
+        "tinypkg",
+        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
+        version="1.1",
+    )
+    run = cli("port", "--to", str(wheel), cwd=down)
+    assert run.err.startswith(
+        "patchkeeper: warning: the new upstream is a wheel and the old pin's tree is not: 1 "
+        "file the series changes (setup.cfg) is not among the files a wheel installs"
+    )
