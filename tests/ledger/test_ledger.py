@@ -163,6 +163,29 @@ def test_retire_unknown_name(downstream: Path, capsys) -> None:
     assert "patches/series: nope is not in the series" in capsys.readouterr().err
 
 
+def test_retire_twice_names_the_retired_row(downstream: Path, capsys) -> None:
+    """A patch retired already is not "not in the series": the error names its row of the
+    Retired table, and nothing is written."""
+    main(["-C", str(downstream), "ledger"])
+    argv = ["-C", str(downstream), "retire", "extra-module.patch", "--at", "1.1", "--why", "x"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    ledger = downstream / "PATCHES.md"
+    before = ledger.read_bytes(), (downstream / "patches" / "series").read_bytes()
+    assert main(argv) == 2
+    line = (
+        ledger.read_text()
+        .splitlines()
+        .index("| extra-module | feature | adds pkg.extra | 1.1 | x |")
+    )
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {ledger}:{line + 1}: extra-module.patch is retired already "
+        "(at 1.1): the ledger's Retired table has it\n"
+        "  hint: nothing to do; to bring it back, add it to the series again\n"
+    )
+    assert (ledger.read_bytes(), (downstream / "patches" / "series").read_bytes()) == before
+
+
 def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:
     """A patch name typed with a character missing (a Debian patch named after its subject,
     ``0001-Update-patch-use-Python3.patch`` typed ``...Python.patch``): the hint names the

@@ -558,6 +558,36 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
     raise PatchkeeperError(f"{name} is not in the series", path=series.path, hint=hint)
 
 
+def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
+    """Refuse, naming its row, a ``name`` that is not in the series because the ledger's
+    Retired table has it already (``retire`` run twice, or a patch retired by another
+    clone): "not in the series" sent the user to look for a mistyped name.
+
+    Raises:
+        PatchkeeperError: the Retired table has a row of ``name`` (with or without its
+            ``.patch``), naming the ledger's line of it.
+    """
+    try:
+        text = settings.file.read_bytes().decode(ENCODING, ERRORS)
+        found = marker_lines(text, settings.retired_begin, settings.retired_end, settings.file)
+    except (OSError, PatchFormatError):
+        return  # no readable Retired table: the series' own error says enough
+    if found is None:
+        return
+    first, last = found
+    wanted = {name, row_name(name)}
+    for number, line in enumerate(text.splitlines()[first + 1 : last], first + 2):
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) > 1 + RETIRED_COLUMNS.index("retired at") and cells[0] in wanted:
+            at = cells[1 + RETIRED_COLUMNS.index("retired at")]
+            raise PatchkeeperError(
+                f"{name} is retired already (at {at}): the ledger's Retired table has it",
+                path=settings.file,
+                line=number,
+                hint="nothing to do; to bring it back, add it to the series again",
+            )
+
+
 def _last_part(name: str) -> str:
     """The file name of a series entry without the directories before it."""
     return name.rsplit("/", 1)[-1]
@@ -680,7 +710,11 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     series = parse_series(config.series)
-    entry = _find_entry(series, name)
+    try:
+        entry = _find_entry(series, name)
+    except PatchkeeperError:
+        _refuse_retired_already(settings, name)
+        raise
     patch_file = series.directory / entry.name
     headers = patch_headers(patch_file) if entry_file_exists(series, entry) else None
     kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
