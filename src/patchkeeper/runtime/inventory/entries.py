@@ -297,16 +297,17 @@ def inventory_of(
         assert ahead is not None, "called only with ahead"
         scanned = [(patch, tree.facts.get(patch.module)) for patch in layout.patch_files]
         named = {entry.target for _patch, facts in scanned if facts for entry, _c in facts.entries}
-        targets = [
-            entry.target
+        # a test module may be left out below: neither its targets nor its names are read
+        kept = [
+            facts
             for patch, facts in scanned
             if facts is not None and not is_test_module(patch.module, patch.is_package)
-            for entry, _conds in facts.entries
         ]
+        targets = [entry.target for facts in kept for entry, _conds in facts.entries]
         used = {
             reference[0]
-            for _patch, facts in scanned
-            if facts is not None and facts.references is not None
+            for facts in kept
+            if facts.references is not None
             for reference in facts.references[0]
         }
         ahead(targets, sorted(used - named))
