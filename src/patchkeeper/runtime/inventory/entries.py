@@ -269,7 +269,7 @@ def inventory_of(
     settings: RuntimeSettings,
     layout: PluginLayout,
     tree: PluginTree,
-    ahead: Callable[[list[str]], None] | None,
+    ahead: Callable[[list[str], list[str]], None] | None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
 ) -> Inventory:
@@ -280,11 +280,40 @@ def inventory_of(
     the plugin is loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream``
     and ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
     takes them); ``ahead`` is called with the patched targets before the activation
-    search. A test module the loading does not import is left out, its file listed in
+    search: with the upstream names the patch files use too (the second list: not
+    patched by them) once this process has scanned them, then with every target (the
+    ones named through constants and parameters too) once every module's facts are in.
+    A test module the loading does not import is left out, its file listed in
     :attr:`~patchkeeper.runtime.model.Inventory.tests_left_out`
     (:mod:`patchkeeper.runtime.inventory.runners`)."""
     read: list[_Read] = []
-    for patch, facts in tree.patch_facts(layout):
+
+    def early() -> None:
+        """``ahead`` of the targets the patch files name themselves and of the upstream
+        names they use, once this process has scanned them and before it waits for the
+        workers' scan of the other modules: the upstream work is queued behind that scan
+        (the targets named through constants and parameters follow below, once every
+        module's facts are in)."""
+        assert ahead is not None, "called only with ahead"
+        scanned = [(patch, tree.facts.get(patch.module)) for patch in layout.patch_files]
+        named = {entry.target for _patch, facts in scanned if facts for entry, _c in facts.entries}
+        # a test module may be left out below: neither its targets nor its names are read
+        kept = [
+            facts
+            for patch, facts in scanned
+            if facts is not None and not is_test_module(patch.module, patch.is_package)
+        ]
+        targets = [entry.target for facts in kept for entry, _conds in facts.entries]
+        used = {
+            reference[0]
+            for facts in kept
+            if facts.references is not None
+            for reference in facts.references[0]
+        }
+        ahead(targets, sorted(used - named))
+
+    first = early if ahead is not None and tree.keep_trees else None
+    for patch, facts in tree.patch_facts(layout, first):
         found_findings: list[Finding] = []
         if facts.syntax_error:
             found_findings.append(syntax_finding(facts.syntax_error, facts.file))
@@ -305,7 +334,8 @@ def inventory_of(
                 for patch, _facts, found, _problems in read
                 if not is_test_module(patch.module, patch.is_package)
                 for entry, _local in found
-            ]
+            ],
+            [],
         )
     entry_points = layout.entry_points
     loaded = loading(

@@ -6,7 +6,7 @@ Static only: files are read and parsed, never imported.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -153,7 +153,12 @@ class PluginTree:
         codec = (to_record, from_record)
         return parsed_module(module, self.facts, self.module_file, self.cache, scan, codec)
 
-    def prefetch(self, modules: list[str], here: Collection[str] = ()) -> None:
+    def prefetch(
+        self,
+        modules: list[str],
+        here: Collection[str] = (),
+        then: Callable[[], None] | None = None,
+    ) -> None:
         """Scan the modules of ``modules`` that have no valid record in the cache, on every
         usable core (:func:`patchkeeper.runtime.parallel.map_records`), and store their
         records; :meth:`facts_of` then decodes them as on a warm run. Only a speed-up: the
@@ -163,7 +168,9 @@ class PluginTree:
         ``here``: modules of ``modules`` asked for next, scanned in this process
         (:meth:`facts_of`) while the workers scan the others (when a :func:`~patchkeeper.
         runtime.parallel.shared_workers` pool runs; after them otherwise): with
-        :attr:`keep_trees`, their parse stays here for the audit's checks."""
+        :attr:`keep_trees`, their parse stays here for the audit's checks. ``then``: called
+        once those are scanned, before the workers' records are waited for: work it hands
+        the pool is queued behind the scan, so the workers go on to it without a pause."""
 
         def job(module: str, file: Path, is_package: bool) -> tuple[Any, ...]:
             return (str(file), module, self.relative(file), is_package, self.scan_settings)
@@ -175,19 +182,24 @@ class PluginTree:
             prefetch_records(others, self.facts, self.module_file, self.cache, job, scan_record)
         for module in dict.fromkeys(here):
             self.facts_of(module)
+        if then is not None:
+            then()
         if store is not None:
             store()
 
-    def patch_facts(self, layout: PluginLayout) -> Iterator[tuple[PatchFile, FileFacts]]:
+    def patch_facts(
+        self, layout: PluginLayout, then: Callable[[], None] | None = None
+    ) -> Iterator[tuple[PatchFile, FileFacts]]:
         """Each file of ``layout``'s patch directory (the tree's :attr:`layout`, which the
         inventory reads as data) with its facts, in :attr:`PluginLayout.patch_files`' order
         (a file without facts left out), the progress shown as "reading patch files".
         The activation search then reads nearly every module of the package: all of them
         are scanned on every core first (:meth:`prefetch`), then read from the store as
-        they are asked for."""
+        they are asked for. ``then``: as :meth:`prefetch` takes it (with
+        :attr:`keep_trees`, the patch files' facts are in :attr:`facts` by then)."""
         files = layout.patch_files
         here = [f.module for f in files] if self.keep_trees else []
-        self.prefetch([*(f.module for f in files), *layout.package_modules], here)
+        self.prefetch([*(f.module for f in files), *layout.package_modules], here, then)
         with track("reading patch files", len(files)) as advance:
             for patch in files:
                 advance()

@@ -38,7 +38,7 @@ class Scanned:
 
 def scan_plugin(
     settings: RuntimeSettings,
-    ahead: Callable[[list[str]], None] | None = None,
+    ahead: Callable[[list[str], list[str]], None] | None = None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
 ) -> Scanned:
@@ -51,7 +51,7 @@ def scan_plugin(
 def scan_opened(
     settings: RuntimeSettings,
     parse: ParseStore,
-    ahead: Callable[[list[str]], None] | None = None,
+    ahead: Callable[[list[str], list[str]], None] | None = None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
     *,
@@ -61,9 +61,10 @@ def scan_opened(
     audit opens it with its own, :func:`patchkeeper.runtime.store.plugin_stores.audit_stores`).
 
     ``ahead``: called with the patched targets (dotted, in the order the patch files give
-    them) once the patch files are read, before the activation search, when the inventory
-    is computed (not when it comes from the cache): the audit hands the upstream work
-    those targets need to the worker processes there, which are idle during the search.
+    them) and the upstream names the patch files use besides (dotted, sorted) once the
+    patch files are read, before the activation search, when the inventory is computed
+    (not when it comes from the cache): the audit hands the upstream work those names
+    need to the worker processes there, which are idle during the search.
     ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
     ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`);

@@ -68,7 +68,7 @@ from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.plugin_stores import RESULT
-from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree
+from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree, plugin_tree_kept
 
 
 def judge_entries(
@@ -90,6 +90,18 @@ def judge_entries(
     old_tree, new_tree = trees
     entries = list(inventory.entries)
     audited = []
+    # What needs no upstream lookup is read first, while the workers still summarize the
+    # modules the lookups read and index the trees: the files' headers, the version gates
+    # that bind a replacement, and the spans of the replacements in the files whose parse
+    # is kept (the others are read below, of those the lookups leave compared only).
+    headers: dict[str, str] = {}
+    for entry in entries:
+        if entry.file not in headers:
+            headers[entry.file] = file_header(settings.root / entry.file)
+    gated = gated_bindings(reading.module_files, entries, versions[1], versions[0])
+    sources = reading.replacements
+    kept = {r: found for r, found in sources.items() if plugin_tree_kept(found.file)}
+    located = replacement_codes(kept, forget=False)
     for tree in trees:  # the modules every lookup starts in, parsed on every core
         tree.prefetch(target_modules(tree, (e.target for e in entries)))
     resolved_new = resolve_all(new_tree, (e.target for e in entries))
@@ -100,10 +112,6 @@ def judge_entries(
     )
     # A moved target's places are kept to those of the old definition's kind.
     resolved_new = {t: narrowed(r, resolved_old[t], new_tree) for t, r in resolved_new.items()}
-    headers: dict[str, str] = {}
-    for entry in entries:
-        if entry.file not in headers:
-            headers[entry.file] = file_header(settings.root / entry.file)
 
     # The text of the files two rules read: where a computed sys.modules key starts, and
     # where a constant upstream added is set (a literal the plugin sets over upstream's).
@@ -117,7 +125,6 @@ def judge_entries(
         if is_computed_key(e) or added_constant(e) or binds_keywords(e)
     }
     dead = dead_probes(settings.root, entries, trees, versions)
-    gated = gated_bindings(reading.module_files, entries, versions[1], versions[0])
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
@@ -129,8 +136,9 @@ def judge_entries(
     new_found = {t for t, r in resolved_new.items() if r.status == FOUND and not r.partial}
     compared = (e for e in entries if e.target in new_found)
     found = (e.replacement for e in compared if resolved_old[e.target].status == FOUND)
-    sources = reading.replacements
-    mine = replacement_codes({r: sources[r] for r in found if r in sources})
+    wanted = [r for r in found if r in sources]
+    located.update(replacement_codes({r: sources[r] for r in wanted if r not in located}))
+    mine = {r: located[r] for r in wanted}
 
     def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None]:
         """The entry's drift (remembered or decided, with its store key when decided now),

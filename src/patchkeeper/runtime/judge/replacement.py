@@ -20,13 +20,19 @@ from patchkeeper.runtime.syntax.gates import evaluate_node
 from patchkeeper.runtime.syntax.parsing import forget_plugin_trees, plugin_file_tree
 
 
-def replacement_codes(sources: dict[str, ReplacementSource]) -> dict[str, Code]:
+def replacement_codes(
+    sources: dict[str, ReplacementSource], *, forget: bool = True
+) -> dict[str, Code]:
     """The :class:`Code` of each located replacement ``module:qualname`` (``sources``), by
     replacement: its span, decorators excluded from the span and listed in
     :attr:`Code.decorators`, whether its module tests upstream's release
-    (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`)."""
+    (:attr:`Code.gated`) and what it imports (:attr:`Code.imports`). The plugin trees
+    kept are let go after (:func:`~patchkeeper.runtime.syntax.parsing.
+    forget_plugin_trees`) unless ``forget`` is false (the caller reads more of them
+    first, and lets them go itself)."""
     codes = {replacement: source_code(found) for replacement, found in sources.items()}
-    forget_plugin_trees()  # the facts are kept; the trees would stay in every worker
+    if forget:
+        forget_plugin_trees()  # the facts are kept; the trees would stay in every worker
     return codes
 
 
@@ -67,8 +73,8 @@ def plugin_tree(file: Path) -> ast.Module | None:
     :func:`patchkeeper.runtime.judge.gated_binding.gated_bindings` reads and for the
     feature probes' checks, and none for a patch file the inventory scanned in this
     process (its tree is kept). Nothing reads the tree but to collect facts: it is not
-    changed, and :func:`replacement_codes`, which the judging calls after the gated
-    bindings, lets the trees go once it has the facts."""
+    changed, and the judging lets the trees go once it has the facts, before its workers
+    are forked (:func:`replacement_codes`, or the judging itself)."""
     return plugin_file_tree(file)
 
 

@@ -82,12 +82,16 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     # over the tree as its definition index.
     trees = (UpstreamTree(roots[0], packages), UpstreamTree(roots[1], packages, importers=True))
 
-    def ahead(targets: list[str]) -> None:
+    def ahead(targets: list[str], used: list[str]) -> None:
         """The modules every lookup starts in, summarized by the workers while the plugin's
-        activation search runs here; then both trees' name indexes, which the judging's
-        first lookups need, read by the workers once they are done with those."""
+        activation search runs here, with the new tree's modules of the upstream names
+        ``used`` by the patch files (the cross-checks look them up there); then both
+        trees' name indexes, which the judging's first lookups need, read by the workers
+        once they are done with those (called again with more targets: the modules not
+        handed out yet are)."""
         for tree in trees:
             tree.start_prefetch(target_modules(tree, targets))
+        trees[1].start_prefetch(target_modules(trees[1], used))
         for tree in trees:
             tree.start_indexes()
 

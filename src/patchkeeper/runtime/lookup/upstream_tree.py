@@ -199,6 +199,9 @@ class UpstreamTree:
         self.index_importers = importers
         #: Summaries handed to the pool by :meth:`start_prefetch`, stored when settled.
         self._started: list[Callable[[], int]] = []
+        #: The modules handed to the pool by :meth:`start_prefetch` (one started twice
+        #: before its record is stored would be parsed twice).
+        self._handed: set[str] = set()
         #: The indexes :meth:`start_indexes` handed to the pool, taken when first needed.
         self._indexes_started: (
             Callable[[], tuple[list[bytes] | None, nameindex.ImporterIndex | None]] | None
@@ -265,11 +268,14 @@ class UpstreamTree:
         (:func:`patchkeeper.runtime.store.cache.start_prefetch`), its records stored the
         next time a summary is asked for: the workers summarize the modules while this
         process does other work (the plugin's activation search). Nothing is started
-        outside a :func:`patchkeeper.runtime.parallel.shared_workers` pool."""
+        outside a :func:`patchkeeper.runtime.parallel.shared_workers` pool; a module
+        handed to it before is not handed again."""
+        fresh = [module for module in modules if module not in self._handed]
         store = start_prefetch(
-            modules, self.summaries, self.module_file, self.cache, self._job, summary_job
+            fresh, self.summaries, self.module_file, self.cache, self._job, summary_job
         )
         if store is not None:
+            self._handed.update(fresh)
             self._started.append(store)
 
     def _settle(self) -> None:

@@ -80,6 +80,12 @@ def plugin_file_tree(path: Path) -> ast.Module | None:
     return _PLUGIN_TREES[key]
 
 
+def plugin_tree_kept(path: Path) -> bool:
+    """Whether the parse of the plugin file at ``path`` is kept (:func:`plugin_file_tree`
+    reads it without parsing)."""
+    return os.path.abspath(path) in _PLUGIN_TREES
+
+
 def forget_plugin_trees() -> None:
     """Let the kept plugin trees go (:func:`plugin_file_tree`): a whole module's tree is
     tens of times its source, and once the facts are read from them, forked workers need
