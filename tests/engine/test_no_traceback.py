@@ -114,3 +114,38 @@ def test_series_entry_too_long_in_the_paperwork_commands(tmp_path, command) -> N
             f"patchkeeper: error: {ds.patches}/series:2: the series lists {name}, which cannot "
             "be read: File name too long",
         )
+
+
+def every_entry(root) -> dict[str, bytes | str]:
+    """Every entry under ``root``, the state directory too: file bytes, or ``"dir"``."""
+    return {
+        path.relative_to(root).as_posix(): path.read_bytes() if path.is_file() else "dir"
+        for path in sorted(root.rglob("*"))
+    }
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize(
+    ("data", "what"),
+    [(b"", "is empty"), (b"Description: nothing yet\nAuthor: A <a@b>\n---\n", "holds no diff")],
+    ids=["0-bytes", "header-only"],
+)
+def test_a_patch_without_hunks_is_named_and_nothing_is_written(
+    tmp_path, command, data, what
+) -> None:
+    """GNU patch takes 0 bytes silently and calls a header without a diff "only garbage";
+    the series names the patch and its line either way, before any file is touched (the
+    target holds the series' first patch, so unapply would otherwise write)."""
+    ds = downstream(tmp_path)
+    assert run(ds, "apply").code == 0
+    (ds.patches / "empty.patch").write_bytes(data)
+    (ds.patches / "series").write_text("p.patch\nempty.patch\n")
+    before = every_entry(ds.target)
+    outcome = run(ds, command)
+    assert (outcome.code, outcome.out) == (
+        2,
+        f"patchkeeper: error: {ds.patches}/empty.patch:1: the patch {what}: no '--- a/FILE' / "
+        "'+++ b/FILE' or 'diff --git' header with hunks was found\n"
+        "  hint: regenerate the patch, or take it out of the series\n",
+    )
+    assert every_entry(ds.target) == before

@@ -123,6 +123,10 @@ def diff(
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @example(case=({"f": b"a\n"}, {"f": b"b\nb\na\n"}, {"f": b"b\nb\na\n"}, 1, "labels"))
 @example(case=({"f": b"a\nb\n"}, {"f": b"b\na\n"}, {"f": b"b\na\na\nb\n"}, 1, "labels"))
+# undoing meets a nearer copy of the post-image (b at line 1 of b b) and fails there
+@example(case=({"d/h": b"a\nb\na"}, {"d/h": b"b\n"}, {"d/h": b"b\na\nb\na"}, 1, "labels"))
+# the pre-image stands again in the patched file (a a), nearer than the post-image
+@example(case=({"d/h": b"a\na\n"}, {"d/h": b"a\n"}, {"d/h": b"a\na\na\n"}, 1, "labels"))
 @given(case=cases())
 def test_whatever_apply_accepts_is_verified_and_undone_exactly(case) -> None:
     before, after, target, context, style = case

@@ -16,7 +16,10 @@ tries forward first. Undoing a hunk looks for its post-image from the line its h
 which may meet another copy of it first. Where ``apply`` recorded the line it put each hunk
 at (an installed distribution's install manifest: :data:`Landing`), a hunk whose post-image
 stands there is undone there; a directory target keeps no record, and a forward replay from
-the pristine tree settles such a file instead (:func:`_replays_to_target`).
+the pristine tree settles such a file instead: the patches sharing files with a patch that
+undoing left in conflict, partially applied or on drifted files are applied forward from
+the pristine files, and the target's bytes decide which are applied
+(:func:`_replayed_from_pristine`, and :func:`_replays_to_target` for one file).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from patchkeeper.series.engine import (
     touched_paths,
 )
 from patchkeeper.series.hunk_evidence import problem_text
-from patchkeeper.series.hunks import locate, patch_lines
+from patchkeeper.series.hunks import landed_lines, locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.tree import Pristine
@@ -555,6 +558,8 @@ def _walk(
                 state, _ = patch_state(ws, patch, confirm=confirm, landed=landed)
         states.append(state)
     states.reverse()
+    if pristine is not None:
+        states = _replayed_from_pristine(ws, patches, states, pristine, unproven)
     states = _needing_earlier(ws, patches, states)
     checks: list[FileCheck] = []
     if pristine is not None:
@@ -635,6 +640,232 @@ def _replays_to_target(
         return False
     ws.set(path, FileState(original.lines, current.mode))
     return True
+
+
+def _replayed_from_pristine(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    states: list[PatchState],
+    pristine: Pristine,
+    unproven: Mapping[str, frozenset[tuple[str, int]]],
+) -> list[PatchState]:
+    """Judge again, by applying forward from the pristine files, the patches that undoing
+    left in *conflict* or *partially applied*, or on files that then differ from pristine,
+    or that share files with a patch with :func:`unprovable` hunks (``unproven``, by patch
+    name, as :func:`_walk` returns it), which undo wherever their lines stand.
+
+    Undoing a hunk looks for its post-image from the line its header names, as GNU ``patch
+    -R`` does; where the post-image also stands nearer than where ``apply`` put it (``b`` at
+    line 1 of ``b b``, whose hunk ``-a b -a`` applied at line 2 of ``b a b a``), undoing
+    meets that copy first and fails there or takes back the wrong lines; where the
+    pre-image stands again in the patched file (``a a``, from ``a -a`` applied at the end of
+    ``a a a``), the patch seems to apply forward rather than be applied; and on the
+    untouched file the post-image may stand nearer than the pre-image (``b`` at line 1 of
+    ``b a b a``), so the patch seems applied. Applying forward is how ``apply`` places the
+    hunks, so the patches that share files with such a patch are judged by it, as a group.
+    Applied in series order to the pristine files, the longest run of them from the first
+    (none, the first, the first two...) that gives the target's bytes in every file of the
+    group is applied (:func:`_applied_prefix`), the others judged on the target's files
+    (:func:`_not_applied_on`); failing that, those judged applied, in conflict or partially
+    applied are applied if, applied alone, they give the target's bytes. Applied hunks are
+    where the replay put their post-image, and ``ws`` is given the pristine content of the
+    group's files (what undoing gives, and what ``unapply`` writes). When neither holds,
+    nothing changes. Without the pristine bytes (an installed distribution's ``RECORD``)
+    nothing is replayed.
+    """
+    if pristine.tree is None:
+        return states
+    out = list(states)
+    for group in _sharing_files(patches):
+        judged = {states[index].state for index in group}
+        doubtful = judged & {CONFLICT, PARTIAL} or any(
+            unproven.get(patches[index].name) for index in group
+        )
+        if not doubtful and not _differs(ws, pristine, group, patches):
+            continue
+        every = [patches[index] for index in group]
+        paths = touched_paths(every)
+        modes = _mode_changed_paths(every)
+        prefix = _applied_prefix(ws, every, pristine, paths, modes)
+        if prefix is not None:
+            _settle_pristine(ws, pristine, paths, modes)
+            for index, outcome in zip(group, prefix):
+                if states[index].state != APPLIED:
+                    out[index] = PatchState(states[index].name, APPLIED, _placed_refs(outcome))
+            for index in group[len(prefix) :]:
+                if states[index].state in (APPLIED, PARTIAL):
+                    out[index] = _not_applied_on(ws, patches[index])
+            continue
+        found = [index for index in group if states[index].state != NOT_APPLIED]
+        outcomes = _replay(ws, [patches[index] for index in found], pristine, paths, modes)
+        if outcomes is None:
+            continue
+        _settle_pristine(ws, pristine, paths, modes)
+        for index, outcome in zip(found, outcomes):
+            if states[index].state != APPLIED:
+                out[index] = PatchState(states[index].name, APPLIED, _placed_refs(outcome))
+    return out
+
+
+def _differs(ws: Workspace, pristine: Pristine, group: list[int], patches: Sequence[Patch]) -> bool:
+    """Whether a file the patches of ``group`` (indexes into ``patches``) touch has, in
+    ``ws``, other bytes than pristine (or is there where pristine has none, or not)."""
+    for path in touched_paths([patches[index] for index in group]):
+        current, original = ws.get(path), pristine.read(path)
+        if (current is None) != (original is None):
+            return True
+        if current is not None and original is not None and current.data != original.data:
+            return True
+    return False
+
+
+def _sharing_files(patches: Sequence[Patch]) -> list[list[int]]:
+    """The patches (their indexes, in series order) in groups that share no file with each
+    other: two patches that touch one file are in one group, and so on transitively."""
+    parent = list(range(len(patches)))
+
+    def root(index: int) -> int:
+        while parent[index] != index:
+            parent[index] = parent[parent[index]]
+            index = parent[index]
+        return index
+
+    owner: dict[str, int] = {}
+    for index, patch in enumerate(patches):
+        for path in patch.touched_paths:
+            first = owner.setdefault(path, index)
+            parent[root(index)] = root(first)
+    groups: dict[int, list[int]] = {}
+    for index in range(len(patches)):
+        groups.setdefault(root(index), []).append(index)
+    return list(groups.values())
+
+
+def _from_pristine(ws: Workspace, pristine: Pristine, paths: Sequence[str]) -> Workspace:
+    """A fork of ``ws`` holding the pristine content of ``paths``."""
+    trial = ws.fork()
+    for path in paths:
+        trial.set(path, pristine.read(path))
+    return trial
+
+
+def _holds_target(
+    trial: Workspace, ws: Workspace, paths: Sequence[str], mode_paths: frozenset[str]
+) -> bool:
+    """Whether each of ``paths`` in ``trial`` has the target's bytes (the tree ``ws`` reads)
+    and, in ``mode_paths`` (the files whose mode a patch changes), its executable bit."""
+    for path in paths:
+        replayed, target = trial.get(path), ws.original(path)
+        if (replayed is None) != (target is None):
+            return False
+        if replayed is None or target is None:
+            continue
+        if replayed.data != target.data:
+            return False
+        if path in mode_paths and _mode_drift(replayed.mode, target.mode) is not None:
+            return False
+    return True
+
+
+def _applied_prefix(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    pristine: Pristine,
+    paths: Sequence[str],
+    mode_paths: frozenset[str],
+) -> list[PatchOutcome] | None:
+    """The run of ``patches`` from the first (none, one, two...) that, applied forward in
+    order to the pristine content of ``paths``, leaves the target's bytes there
+    (:func:`_holds_target`): its outcomes; ``None`` when no run does.
+
+    None of them, when the target's files are the pristine ones and every patch applies to
+    them: a tree the series was never applied to (a later patch that takes back what an
+    earlier one adds gives the pristine bytes again, and is not applied either); when a
+    patch does not apply there, ``None`` (a series that does not fit its pristine files is
+    in conflict). Else the longest run: a patch that changes no byte where it applies (it
+    takes a line out and puts it back) is applied as much as not.
+    """
+    trial = _from_pristine(ws, pristine, paths)
+    untouched = _holds_target(trial, ws, paths, mode_paths)
+    outcomes: list[PatchOutcome] = []
+    matched: list[PatchOutcome] | None = None
+    for patch in patches:
+        outcome = apply_patch(trial, patch)
+        if not outcome.ok:
+            return None if untouched else matched
+        outcomes.append(outcome)
+        if not untouched and _holds_target(trial, ws, paths, mode_paths):
+            matched = list(outcomes)
+    return [] if untouched else matched
+
+
+def _not_applied_on(ws: Workspace, patch: Patch) -> PatchState:
+    """``patch``, which a forward replay shows not applied, judged on the target's files:
+    *not applied* where it applies to them, else in *conflict*, every hunk missing."""
+    trial = ws.fork()
+    for path in patch.touched_paths:
+        trial.set(path, ws.original(path))
+    forward = apply_patch(trial, patch, commit=False)
+    if forward.ok:
+        return PatchState(patch.name, NOT_APPLIED, (), _placed_refs(forward, landed=False))
+    state = _not_applied(patch)
+    return PatchState(patch.name, CONFLICT, (), state.missing_hunks, _file_problems(trial, forward))
+
+
+def _replay(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    pristine: Pristine,
+    paths: Sequence[str],
+    mode_paths: frozenset[str],
+) -> list[PatchOutcome] | None:
+    """Apply ``patches`` forward, in order, to the pristine content of ``paths`` (the files
+    they touch, or more); their outcomes when each applies and the files then hold the
+    target's bytes (:func:`_holds_target`), else ``None``."""
+    trial = _from_pristine(ws, pristine, paths)
+    outcomes = []
+    for patch in patches:
+        outcome = apply_patch(trial, patch)
+        if not outcome.ok:
+            return None
+        outcomes.append(outcome)
+    return outcomes if _holds_target(trial, ws, paths, mode_paths) else None
+
+
+def _settle_pristine(
+    ws: Workspace, pristine: Pristine, paths: Sequence[str], mode_paths: frozenset[str]
+) -> None:
+    """Give ``ws`` the pristine content of ``paths``: what undoing the applied patches gives
+    (the target's own mode outside ``mode_paths``, the files whose mode a patch changes)."""
+    for path in paths:
+        original, target = pristine.read(path), ws.original(path)
+        kept = target.mode if target is not None and path not in mode_paths else None
+        undone = None
+        if original is not None:
+            undone = FileState(original.lines, kept if kept is not None else original.mode)
+        ws.set(path, undone)
+        ws.absent_or_empty.discard(path)
+
+
+def _placed_refs(outcome: PatchOutcome, landed: bool = True) -> tuple[HunkRef, ...]:
+    """The hunks of a patch applied forward, each with the line where its post-image starts
+    in the file its file diff left (``landed``), else where its pre-image was found."""
+    return tuple(
+        HunkRef(
+            file_outcome.path,
+            placement.hunk.index,
+            placement.hunk.header,
+            line,
+            placement.hunk.line_no,
+        )
+        for file_outcome in outcome.files
+        for placement, line in zip(
+            file_outcome.placements,
+            landed_lines(file_outcome.placements)
+            if landed
+            else [p.line for p in file_outcome.placements],
+        )
+    )
 
 
 def git_mode(mode: int) -> str:

@@ -576,6 +576,47 @@ def target_tree(config: Config, target: Path | None, python: Path | None) -> Tre
     return installed_tree(config, python)
 
 
+def refuse_environment_root(tree: Tree, patches: Sequence[Patch]) -> None:
+    """Refuse ``--target`` a virtual environment's root (a directory holding ``pyvenv.cfg``)
+    when none of the files the series reads is under it.
+
+    The upstream is installed in the environment's ``site-packages``
+    (``lib/pythonX.Y/site-packages``), not at its root: taken as a directory, every patch
+    would miss its files and ``verify`` would report the interpreter and every installed
+    package as drift. A directory that holds ``pyvenv.cfg`` and the series' files (an
+    environment made inside a checkout) is a tree like any other.
+
+    Raises:
+        TargetError: naming the environment and its ``site-packages`` to pass instead (and
+            its interpreter for ``--python``); nothing was changed.
+    """
+    root = tree.root
+    if tree.kind != DIRECTORY or not (root / "pyvenv.cfg").is_file():
+        return
+    reads = sorted(
+        {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
+    )
+    if not reads or any(os.path.isfile(tree.base / path) for path in reads):
+        return
+    sites = sorted(root.glob("lib/python*/site-packages")) + sorted(root.glob("Lib/site-packages"))
+    pythons = [root / "bin" / "python", root / "Scripts" / "python.exe"]
+    python = next((path for path in pythons if path.exists()), None)
+    named = " or ".join(f"--target {site}" for site in sites)
+    hint = (
+        f"pass the site-packages where the upstream is installed: {named}"
+        if sites
+        else "pass --target the site-packages where the upstream is installed"
+    )
+    if python is not None:
+        hint += f"; or the environment's interpreter: --python {python}"
+    raise TargetError(
+        "the target is a virtual environment's root (it holds pyvenv.cfg), not the upstream's "
+        "tree: none of the files the series patches is there; nothing was changed",
+        path=root,
+        hint=hint,
+    )
+
+
 def refuse_fetch_cache(tree: Tree, command: str) -> None:
     """Refuse to write into a tree of the fetch cache (``command``, ``"apply"`` or
     ``"unapply"``, with ``--target`` a directory under it).

@@ -36,6 +36,7 @@ from patchkeeper.trees.tree import (
     check_paths,
     pristine_for,
     record_pristine,
+    refuse_environment_root,
     target_tree,
 )
 from patchkeeper.trees.untouched_files import untouched_drift
@@ -135,12 +136,15 @@ def verify_series(
 
     Raises:
         ConfigError: ``verify`` on a directory with no pristine reference.
-        PatchFormatError, TargetError, FetchError, LockError: as their names say.
+        TargetError: the target is a virtual environment's root
+            (:func:`~patchkeeper.trees.tree.refuse_environment_root`), or as its name says.
+        PatchFormatError, FetchError, LockError: as their names say.
     """
     pristine = request.pristine
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     _, patches = load_series(config)
     tree = target_tree(config, request.target, request.python)
+    refuse_environment_root(tree, patches)
     check_paths(tree, patches)
     # warned before the result is printed (standard error; the JSON envelope's warnings),
     # so it is read before the patches' states, which it qualifies; kept in the result too

@@ -12,6 +12,7 @@ from patchkeeper.trees.tree import (
     TargetChoice,
     Tree,
     check_paths,
+    refuse_environment_root,
     refuse_fetch_cache,
     target_tree,
 )
@@ -32,12 +33,14 @@ def writable_target(
     Raises:
         PatchFormatError: the series or a patch is malformed.
         ConfigError, TargetError: as :func:`~patchkeeper.trees.tree.target_tree`; and
-            TargetError when a patch path escapes the target or it is a tree of the fetch
-            cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`).
+            TargetError when a patch path escapes the target, it is a tree of the fetch
+            cache (:func:`~patchkeeper.trees.tree.refuse_fetch_cache`) or a virtual
+            environment's root (:func:`~patchkeeper.trees.tree.refuse_environment_root`).
     """
     _, patches = load_series(config)
     tree = target_tree(config, choice.target, choice.python)
     refuse_fetch_cache(tree, command)
+    refuse_environment_root(tree, patches)
     check_paths(tree, patches)
     pin_note = pin_mismatch(config, tree)
     if pin_note:
