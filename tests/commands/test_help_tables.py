@@ -87,22 +87,23 @@ def test_help_of_a_release_option_names_the_configured_upstream(
     downstream. The options naming an upstream release write the configured upstream
     (``minihttp`` in the example), and ``PROJECT`` where none is configured."""
     monkeypatch.setenv("COLUMNS", "100")
-    release = "a directory or a requirement of the configured upstream ({}==VERSION)."
+    release = "a directory or a requirement of the configured upstream ({}==VERSION)"
+    pin = " (default: upstream==pin)."  # the runtime commands' --from, when left out
     cases = [
-        (("runtime", "audit"), "--from", "The old upstream: "),
-        (("runtime", "audit"), "--to", "The new upstream: "),
-        (("runtime", "port"), "--from", "The old upstream: "),
-        (("runtime", "port"), "--to", "The new upstream: "),
-        (("runtime", "lock"), "--at", "The audited upstream: "),
-        (("port",), "--to", "The new upstream: "),
-        (("upgrade",), "--to", "The new upstream: "),
+        (("runtime", "audit"), "--from", "The old upstream: ", pin),
+        (("runtime", "audit"), "--to", "The new upstream: ", "."),
+        (("runtime", "port"), "--from", "The old upstream: ", pin),
+        (("runtime", "port"), "--to", "The new upstream: ", "."),
+        (("runtime", "lock"), "--at", "The audited upstream: ", "."),
+        (("port",), "--to", "The new upstream: ", "."),
+        (("upgrade",), "--to", "The new upstream: ", "."),
     ]
     for where, project in ((example.downstream, "minihttp"), (tmp_path, "PROJECT")):
-        for command, option, start in cases:
+        for command, option, start, end in cases:
             run = cli(*command, "--help", cwd=where)
             assert run.code == 0
             text = _option_help(run.out, option).removesuffix(" [required]")
-            assert text == start + release.format(project), (command, option)
+            assert text == start + release.format(project) + end, (command, option)
             assert "vllm" not in run.out
         run = cli("audit", "--help", cwd=where)
         assert _option_help(run.out, "--to") == (

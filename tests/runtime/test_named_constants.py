@@ -496,7 +496,7 @@ def _python_says(source: bytes) -> str:
     [
         (b'RPC_GET_STATE = "_plug_get_state"\nif\n', "line 2: invalid syntax"),
         (b'RPC_GET_STATE = "_plug_\xe9tat"\n', None),
-        (None, "cannot be read (No such file or directory)"),
+        (None, "cannot be read (a symbolic link to {} that does not exist)"),
     ],
     ids=["syntax-error", "not-utf-8", "dangling-link"],
 )
@@ -513,7 +513,7 @@ def test_a_setattr_whose_name_file_cannot_be_read_is_not_audited_and_said(
     if rpc is None:  # a symbolic link to a file that is gone
         root = write_plugin(upstream, files)
         (root / "plug/common/rpc.py").symlink_to(upstream / "gone")
-        why = f"plug/common/rpc.py {said}"
+        why = f"plug/common/rpc.py {(said or '').format(upstream / 'gone')}"
     else:
         root = write_plugin(upstream, {**files, "plug/common/rpc.py": rpc})
         why = f"plug/common/rpc.py is not valid Python ({said or _python_says(rpc)})"

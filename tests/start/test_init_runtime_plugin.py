@@ -133,6 +133,8 @@ def test_init_in_another_project_keeps_the_series_hint(cli, tmp_path: Path) -> N
     root = plugin_checkout(
         tmp_path, '[project]\nname = "tool"\nversion = "1.0"\ndependencies = ["requests"]\n'
     )
+    # its modules patch no upstream either: it is no runtime plugin
+    (root / "vllm_acme" / "patch" / "__init__.py").write_text("def run():\n    return None\n")
     run = cli("init", "--json", cwd=root)
     assert run.code == 2
     assert json.loads(run.out)["error"]["hint"].startswith(
@@ -264,3 +266,48 @@ def test_init_in_an_unpacked_wheel_with_its_package_under_data(cli, tmp_path: Pa
         f"plugin vllm_accel ({root / 'vllm_accel-0.6.0.data' / 'purelib'}), patch directory "
         "vllm_accel: 1 file, 0 entries"
     )
+
+
+#: A plugin that names the upstream only in an optional extra, with no entry point: its users
+#: load it by name, so only its modules tell that it patches the upstream at run time.
+EXTRA_ONLY = """\
+[project]
+name = "vllm-acme"
+version = "0.3.0"
+dependencies = ["torch>=2.5"]
+
+[project.optional-dependencies]
+vllm = ["vllm>=0.30"]
+"""
+
+
+def test_init_finds_a_plugin_by_the_modules_that_patch_the_upstream(cli, tmp_path: Path) -> None:
+    root = plugin_checkout(tmp_path, EXTRA_ONLY)
+    run = cli("init", "--json", cwd=root)
+    assert run.code == 2
+    error = json.loads(run.out)["error"]
+    assert (error["message"], error["hint"]) == (
+        "no patch series here: the runtime inventory finds that vllm_acme/patch/__init__.py:8 "
+        "patches vllm.worker.Worker.execute at run time, so this is a runtime plugin of vllm, "
+        "whose patches are made at run time",
+        "the runtime commands read them: 'patchkeeper runtime inventory --plugin . --package "
+        "vllm_acme' lists them, then runtime audit, port and check; to configure the plugin, "
+        'add [tool.patchkeeper] upstream = "vllm", pin = "VERSION" and '
+        '[tool.patchkeeper.runtime] package = "vllm_acme" to pyproject.toml '
+        "(docs/commands/runtime.md); init writes them with --upstream vllm==VERSION",
+    )
+    assert git(root, "status", "--porcelain") == ""
+    # with the pin given, init writes what it writes for any plugin
+    run = cli("init", "--upstream", "vllm==0.32.0", cwd=root)
+    assert (run.code, run.out.splitlines()[:4], run.err) == (
+        0,
+        [
+            "found a runtime plugin of vllm (vllm_acme/patch/__init__.py:8 patches "
+            "vllm.worker.Worker.execute at run time): its patches are made at run time",
+            "upstream vllm, pin 0.32.0: from --upstream vllm==0.32.0",
+            "package vllm_acme: the runtime commands read it",
+            "wrote pyproject.toml",
+        ],
+        "",
+    )
+    assert (root / "pyproject.toml").read_text() == EXTRA_ONLY + CONFIGURED

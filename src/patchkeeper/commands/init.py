@@ -10,9 +10,10 @@ import click
 from patchkeeper.commands.cli import emit
 from patchkeeper.commands.options import json_option, request_from, tag_option, upstream_option
 from patchkeeper.constants import OPTION_LEDGER
+from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.init import InitRequest, InitResult
 from patchkeeper.start.init import init as start
-from patchkeeper.start.plugin import PluginInitResult
+from patchkeeper.start.plugin import KNOWN_UPSTREAMS, PluginInitResult, RuntimePlugin
 
 
 def run(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
@@ -21,7 +22,46 @@ def run(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
 
     Raises: as :func:`patchkeeper.start.init.init`.
     """
-    return start(root.resolve(), request)
+    return start(root.resolve(), request, patching=patching_plugin)
+
+
+def patching_plugin(root: Path, upstream: str | None) -> RuntimePlugin | None:
+    """The runtime plugin ``root`` is by its modules alone, when ``pyproject.toml`` declares
+    none (no entry point, the upstream only in an optional extra): the first package of
+    ``root`` (or ``root/src``), in name order, in which the runtime inventory
+    (:func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`, whose detection
+    this is) finds a patch of ``upstream`` (a distribution name; ``None``: the known
+    upstreams, :data:`~patchkeeper.start.plugin.KNOWN_UPSTREAMS`). Its reason names that
+    patch's file, line and target; its pin is ``None``. ``None`` when no package patches the
+    upstream. It is here, above the runtime layer, which ``init`` (below it) cannot import.
+
+    Raises: nothing; a package the inventory cannot read is passed over.
+    """
+    from dataclasses import replace
+
+    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+    from patchkeeper.runtime.settings import resolve_settings
+
+    for name in [upstream] if upstream else list(KNOWN_UPSTREAMS):
+        module = name.replace("-", "_")  # the import name: no import name holds a "-"
+        for base in (root, root / "src"):
+            try:
+                packages = sorted(d.name for d in base.iterdir() if (d / "__init__.py").is_file())
+            except OSError:
+                continue
+            for package in packages:
+                try:
+                    settings = resolve_settings(None, plugin=root, package=package)
+                    settings = replace(settings, upstream_packages=(module,))
+                    entries = scan_plugin(settings).inventory.entries
+                except PatchkeeperError:
+                    continue
+                found = [e for e in entries if e.target.split(".")[0] == module]
+                if found:
+                    first = found[0]
+                    reason = f"{first.file}:{first.line} patches {first.target} at run time"
+                    return RuntimePlugin(name, package, None, reason)
+    return None
 
 
 @click.command("init")

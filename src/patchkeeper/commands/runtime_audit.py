@@ -1,5 +1,6 @@
 """``runtime audit --from OLD --to NEW``: retain/update/remove/look per runtime patch,
-with evidence, and the stale bindings."""
+with evidence, and the stale bindings; ``--from`` is the configured ``upstream==pin`` when
+not given."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import ARGV, config_of, emit
-from patchkeeper.commands.common import command_line
+from patchkeeper.commands.common import command_line, configured_old, recorded_argv
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -60,7 +61,7 @@ def run(
 
 
 @click.command("audit")
-@from_option(f"The old upstream: {RELEASE}.", "old", required=True)
+@from_option(f"The old upstream: {RELEASE} (default: upstream==pin).", "old")
 @to_option(f"The new upstream: {RELEASE}.", "new", required=True)
 @plugin_options
 @markdown_option()
@@ -76,6 +77,9 @@ def command(
     **_: Any,
 ) -> None:
     """Suggest retain/update/remove/look per patch, with evidence; list stale bindings."""
-    request = request_from(ctx, RuntimeAuditRequest)
-    result = run(config_of(ctx), request, argv=ARGV, save_evidence=save_evidence)
+    config, given = config_of(ctx), ctx.params["old"]
+    old = configured_old(config, given, "runtime audit")
+    request = request_from(ctx, RuntimeAuditRequest, old=old)
+    argv = recorded_argv(ARGV, given, old)
+    result = run(config, request, argv=argv, save_evidence=save_evidence)
     emit(result, as_json, markdown)

@@ -1,5 +1,6 @@
 """``runtime port --from OLD --to NEW``: the mechanical part of the plugin's update, as a
-unified diff (merged copies, moved targets, headers), written to the plugin with ``--write``."""
+unified diff (merged copies, moved targets, headers), written to the plugin with ``--write``;
+``--from`` is the configured ``upstream==pin`` when not given."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import config_of, emit
+from patchkeeper.commands.common import configured_old
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -65,7 +67,7 @@ def refuse_the_same_release(config: Config | None, request: RuntimePortRequest) 
 
 
 @click.command("port")
-@from_option(f"The old upstream: {RELEASE}.", "old", required=True)
+@from_option(f"The old upstream: {RELEASE} (default: upstream==pin).", "old")
 @to_option(f"The new upstream: {RELEASE}.", "new", required=True)
 @click.option(OPTION_WRITE, is_flag=True, help="Apply the update to the plugin's files.")
 @output_option("Write the diff to this file (default: print it on standard output).")
@@ -74,5 +76,7 @@ def refuse_the_same_release(config: Config | None, request: RuntimePortRequest) 
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
-    result = run(config_of(ctx), request_from(ctx, RuntimePortRequest))
+    config = config_of(ctx)
+    old = configured_old(config, ctx.params["old"], "runtime port")
+    result = run(config, request_from(ctx, RuntimePortRequest, old=old))
     emit(result, as_json)

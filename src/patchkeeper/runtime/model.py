@@ -137,7 +137,8 @@ class Inventory:
     ``entries`` in file then line order; ``files`` every Python file of the patch directory;
     ``findings`` header, ledger, decorator and syntax problems (codes ``header-missing``,
     ``header-placeholder``, ``ledger-missing``, ``ledger-undocumented``,
-    ``ledger-missing-code``, ``decorator-order``, ``setattr-name``, ``syntax``);
+    ``ledger-missing-code``, ``decorator-order``, ``setattr-name``, ``syntax``,
+    ``unreadable``);
     ``counts`` by mechanism and by
     activation status; ``loading`` how the plugin is loaded, as facts: the roots the
     activation search started from, then, when its loading is not declared to the

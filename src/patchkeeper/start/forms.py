@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,7 +38,12 @@ from patchkeeper.errors import PatchFormatError, PatchkeeperError
 from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.parse import parse_series
 from patchkeeper.start.branch_check import branch_warnings
-from patchkeeper.start.plugin import RuntimePluginHere, runtime_plugin, wheel_plugin
+from patchkeeper.start.plugin import (
+    RuntimePlugin,
+    RuntimePluginHere,
+    runtime_plugin,
+    wheel_plugin,
+)
 from patchkeeper.start.rpm_spec import (
     SpecSeries,
     holds_patches,
@@ -140,13 +146,25 @@ def shown(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -> Found:
+def detect(
+    root: Path,
+    *,
+    patches: Path | None = None,
+    tag: str | None = None,
+    upstream: str | None = None,
+    patching: Callable[[Path, str | None], RuntimePlugin | None] | None = None,
+) -> Found:
     """The series form of the downstream directory ``root`` (absolute).
 
     Args:
         patches: ``--patches``: a series file, or a directory holding one or holding git
             format-patch files (relative paths are read from ``root``).
         tag: ``--tag``: the upstream tag a git checkout's commits sit on.
+        upstream: the upstream's distribution name (``init --upstream``), or ``None``.
+        patching: ``patching(root, upstream)``, the runtime plugin a directory with no series
+            is by its modules alone, or ``None`` (the runtime inventory's detection:
+            :func:`patchkeeper.commands.init.patching_plugin`, which this layer cannot
+            import); ``None``: not asked.
 
     Raises:
         PatchkeeperError: none found, two found (naming each and ``--patches``), or the
@@ -218,6 +236,15 @@ def detect(root: Path, *, patches: Path | None = None, tag: str | None = None) -
             "lock; name the function or class that loads it as activation in "
             "[tool.patchkeeper.runtime] (docs/commands/runtime.md), or the activation of its "
             "patches is untraced",
+        )
+    patched = patching(root, upstream) if patching is not None else None
+    if patched is not None:  # declared nowhere, but its modules patch the upstream
+        raise RuntimePluginHere(
+            f"no patch series here: the runtime inventory finds that {patched.reason}, so "
+            f"this is a runtime plugin of {patched.upstream}, whose patches are made at run "
+            "time",
+            patched,
+            path=root,
         )
     raise PatchkeeperError(message, path=root, hint=CHOOSE)
 

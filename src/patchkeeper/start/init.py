@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,7 @@ from patchkeeper.start.forms import DEBIAN, FORMAT_PATCH, GIT, Found, detect, sh
 from patchkeeper.start.pin import Pin, find_pin, from_option
 from patchkeeper.start.plugin import (
     PluginInitResult,
+    RuntimePlugin,
     RuntimePluginHere,
     plugin_config_text,
 )
@@ -139,11 +141,17 @@ class InitRequest:
     directory: str = ""
 
 
-def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
+def init(
+    root: Path,
+    request: InitRequest,
+    *,
+    patching: Callable[[Path, str | None], RuntimePlugin | None] | None = None,
+) -> InitResult | PluginInitResult:
     """Make ``root`` (absolute) a downstream as ``request`` says (:class:`InitRequest`):
     detect its series, find its pin, write the configuration and the ledger (and the
     series, for the forms that have none). A runtime plugin with no series gets its
-    runtime configuration instead (:func:`configure_plugin`).
+    runtime configuration instead (:func:`configure_plugin`); ``patching`` tells a plugin by
+    its modules alone when nothing declares it (:func:`patchkeeper.start.forms.detect`).
 
     Raises:
         PatchkeeperError: a file to be written exists, a configuration exists, the form is
@@ -161,7 +169,8 @@ def init(root: Path, request: InitRequest) -> InitResult | PluginInitResult:
     ledger_path = _inside(root, ledger, OPTION_LEDGER)
     _refuse_existing(root, [root / CONFIG_FILE, ledger_path])
     try:
-        found = detect(root, patches=patches, tag=tag)
+        named = from_option(upstream).upstream if upstream else None
+        found = detect(root, patches=patches, tag=tag, upstream=named, patching=patching)
     except RuntimePluginHere as here:  # no series: a plugin, configured when it can be
         return configure_plugin(root, here, from_option(upstream) if upstream else None)
     pin = from_option(upstream) if upstream is not None else find_pin(root, found)
@@ -434,7 +443,7 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
     if pin is None and plugin.pin is not None:
         where = f"from pyproject.toml (its requirement {plugin.upstream}=={plugin.pin})"
         pin = Pin(plugin.upstream, plugin.pin, where)
-    if pin is None or not plugin.package:
+    if pin is None or not plugin.package or not (root / PYPROJECT).is_file():
         raise found
     upstream, version = pin.upstream, pin.pin
     source = root / PYPROJECT

@@ -73,13 +73,16 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
 def syntax_finding(error: str, file: str) -> Finding:
     """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
     is the scan's ``"invalid syntax (line 2)"``
-    (:func:`patchkeeper.runtime.inventory.scan.scan_source`).
+    (:func:`patchkeeper.runtime.inventory.scan.scan_source`); a file that could not be read
+    at all (a symbolic link leading nowhere) is an ``unreadable`` finding, at no line.
 
     >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
     Finding(code='syntax', path='p/patch_broken.py', line=2, message='invalid syntax', hint='')
     """
     import re
 
+    if error.startswith(UNREADABLE):  # read nothing, so nothing was parsed
+        return Finding("unreadable", file, None, error)
     match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
     if match is None:
         return Finding("syntax", file, None, error)

@@ -322,10 +322,29 @@ def scan_record(job: tuple[str, str, str, bool, ScanSettings]) -> tuple[Any, ...
 
 def unreadable(module: str, relative: str, exc: OSError) -> FileFacts:
     """The facts of a plugin file that cannot be read (a symbolic link to a missing file, a
-    file without read permission): no entry, and the reason as its ``syntax_error``, so
-    the inventory names it and ``runtime lock``/``port`` refuse as for a file that does not
-    parse (its patches are unknown)."""
+    file without read permission): no entry, and the reason (:func:`unreadable_reason`) as
+    its ``syntax_error``, so the inventory names it (an ``unreadable`` finding) and
+    ``runtime lock``/``port`` refuse as for a file that does not parse (its patches are
+    unknown)."""
     facts = FileFacts(module=module, file=relative)
-    reason = exc.strerror or type(exc).__name__
-    facts.syntax_error = f"{UNREADABLE}: {reason}"
+    facts.syntax_error = f"{UNREADABLE}: {unreadable_reason(exc)}"
     return facts
+
+
+def unreadable_reason(exc: OSError) -> str:
+    """Why a file could not be read, ``exc`` being the error its read raised: a symbolic
+    link is named as one (``a symbolic link to ../gone.py that does not exist``, ``a
+    symbolic link loop``), since the system's words (``No such file or directory``) name a
+    file the user can see listed; otherwise the system's words."""
+    import errno
+    import os
+
+    path = exc.filename
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if exc.errno == errno.ENOENT and isinstance(path, str) and os.path.islink(path):
+        try:
+            return f"a symbolic link to {os.readlink(path)} that does not exist"
+        except OSError:
+            pass  # the link went away in the meantime
+    return exc.strerror or type(exc).__name__

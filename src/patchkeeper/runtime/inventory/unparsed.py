@@ -1,11 +1,13 @@
 """Patch files of the plugin that Python cannot parse: their entries are unknown.
 
 The inventory reads a file it cannot parse as a ``syntax`` finding and no entry (most often
-the conflict markers ``runtime port --write`` left in a copy). A command that acts on the
-entries must not take that silence for "no patch here": ``runtime lock`` would lock none of
-the file's targets (the guard would then watch nothing), ``runtime port`` would merge the
-copies a second time into the markers. Those commands refuse (:func:`refuse_unparsed`);
-``runtime audit`` and ``runtime check`` report the files as not read and exit 1.
+the conflict markers ``runtime port --write`` left in a copy), and a file it cannot read at
+all (a symbolic link leading nowhere) as an ``unreadable`` finding and no entry. A command
+that acts on the entries must not take that silence for "no patch here": ``runtime lock``
+would lock none of the file's targets (the guard would then watch nothing), ``runtime port``
+would merge the copies a second time into the markers. Those commands refuse
+(:func:`refuse_unparsed`); ``runtime audit`` and ``runtime check`` report the files as not
+read and exit 1.
 """
 
 from __future__ import annotations
@@ -24,10 +26,10 @@ MARKERS_HINT = (
 
 
 def unparsed(inventory: Inventory) -> tuple[Finding, ...]:
-    """The inventory's ``syntax`` findings, in file order: one per patch file Python
-    cannot parse (``path`` relative to the plugin root, ``line`` 1-based, ``None`` when
-    unknown)."""
-    return tuple(f for f in inventory.findings if f.code == "syntax")
+    """The inventory's ``syntax`` and ``unreadable`` findings, in file order: one per patch
+    file Python cannot read or parse (``path`` relative to the plugin root, ``line``
+    1-based, ``None`` when unknown)."""
+    return tuple(f for f in inventory.findings if f.code in ("syntax", "unreadable"))
 
 
 def unlisted(inventory: Inventory) -> tuple[Finding, ...]:

@@ -1,0 +1,110 @@
+"""``runtime audit`` and ``runtime port`` without ``--from``: the old upstream is the
+configured ``upstream==pin`` (the release the plugin's patches are written against, as
+``init`` writes it for a plugin), fetched as ``--from NAME==VERSION`` is; without a
+configured pin the error says what to pass or set.
+
+The plugin is written by the test in the shape of a real one (:mod:`tinyplug`); the old
+release is the ``tinyup`` 1.0 fixture published as an sdist in a package index the test
+writes on disk, the new one the 2.0 fixture's directory.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tinyplug import HEADER, PYPROJECT, copy_releases, write_plugin
+
+from helpers import LocalIndex, isolate_pip, make_tar
+
+STEP = HEADER + (
+    "import tinyup.engine as engine\n\n\ndef step(logits):\n    return None\n\n\n"
+    "engine.step = step\n"
+)
+PINNED = PYPROJECT.replace('upstream = "tinyup"\n', 'upstream = "tinyup"\npin = "1.0"\n')
+
+
+@pytest.fixture
+def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The two tinyup releases under ``tmp_path``, a private cache, and tinyup 1.0 as an
+    sdist in a local index pip is told to use, alone."""
+    base = copy_releases(tmp_path, monkeypatch)
+    isolate_pip(monkeypatch)
+    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
+    tree = base / "upstream-1.0"
+    members = [
+        (f"tinyup-1.0/{p.relative_to(tree).as_posix()}", p.read_bytes())
+        for p in sorted(tree.rglob("*"))
+        if p.is_file()
+    ]
+    members.append(("tinyup-1.0/PKG-INFO", b"Metadata-Version: 2.1\nName: tinyup\nVersion: 1.0\n"))
+    index.publish("tinyup", "tinyup-1.0.tar.gz", make_tar(members))
+    return base
+
+
+def test_runtime_audit_reads_the_configured_pin_without_from(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    new = str(upstream / "upstream-2.0")
+    given = cli("runtime", "audit", "--json", "--from", "tinyup==1.0", "--to", new, cwd=root)
+    defaulted = cli("runtime", "audit", "--json", "--to", new, "--save-evidence", cwd=root)
+    assert (defaulted.code, defaulted.err) == (given.code, "")
+    assert json.loads(defaulted.out) == json.loads(given.out)
+    # the evidence names the release the audit read, as if --from had been given
+    kept = json.loads((root / ".patchkeeper/evidence/runtime-audit.json").read_text())
+    assert kept["argv"] == [
+        "runtime",
+        "audit",
+        "--json",
+        "--to",
+        new,
+        "--save-evidence",
+        "--from",
+        "tinyup==1.0",
+    ]
+
+
+def test_runtime_port_reads_the_configured_pin_without_from(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    new = str(upstream / "upstream-2.0")
+    given = cli("runtime", "port", "--json", "--from", "tinyup==1.0", "--to", new, cwd=root)
+    defaulted = cli("runtime", "port", "--json", "--to", new, cwd=root)
+    assert (defaulted.code, defaulted.err) == (given.code, "")
+    assert json.loads(defaulted.out) == json.loads(given.out)
+
+
+@pytest.mark.parametrize("command", ["audit", "port"])
+def test_without_from_or_a_configured_pin_the_error_says_what_to_give(
+    upstream: Path, cli, command: str
+) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    run = cli("runtime", command, "--to", str(upstream / "upstream-2.0"), cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'pyproject.toml'}: runtime {command} needs the old "
+        "upstream, the release the plugin's patches are written against: --from is not "
+        "given, and the configuration names the upstream tinyup but no pin",
+        '  hint: pass --from tinyup==VERSION (or a directory), or set upstream = "tinyup" '
+        'and pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
+        "tinyup==VERSION writes them for a plugin)",
+    ]
+
+
+def test_the_mcp_tools_let_from_be_left_out() -> None:
+    # the runtime tools' schemas follow the commands: a call may leave 'from' out and
+    # read the configured pin, as the command line does
+    from patchkeeper.agents.tools import find_tool, input_schema
+    from patchkeeper.main import cli
+
+    required = {}
+    for name in ("runtime_audit", "runtime_port", "write_runtime_port"):
+        spec = find_tool(name)
+        assert spec is not None
+        schema = input_schema(spec, cli)
+        assert "from" in schema["properties"]
+        required[name] = schema["required"]
+    assert required == {
+        "runtime_audit": ["to"],
+        "runtime_port": ["to"],
+        "write_runtime_port": ["to"],
+    }
