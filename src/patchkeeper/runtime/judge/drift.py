@@ -32,7 +32,7 @@ from typing import TypedDict
 from patchkeeper.constants import DecisionWord
 from patchkeeper.runtime.judge.added_upstream import all_added_upstream
 from patchkeeper.runtime.judge.samecode import same_ast
-from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
+from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, OUTSIDE, REMOVED, Resolution
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.astwalk import of_kinds
@@ -460,12 +460,20 @@ def decide(
         )
         return Drift(LOOK, (f"{entry.target} is {new.status} in the new upstream{where}",))
     if old.status != FOUND:
+        # the old release lacks the name at that path: it did not drop it, so "moved" or
+        # "removed" would misread; say where the old release had the name, if anywhere
+        if old.status == MOVED and old.candidates:
+            lacks = (
+                "is not at that path in the old upstream (the old release defines the name "
+                f"at {', '.join(old.candidates)})"
+            )
+        elif old.status in (MOVED, REMOVED):
+            lacks = "is not in the old upstream (no definition of the name there)"
+        else:
+            lacks = f"is {old.status} in the old upstream"
         return Drift(
             LOOK,
-            (
-                f"{entry.target} is {old.status} in the old upstream but "
-                f"found in the new one at {new.location}",
-            ),
+            (f"{entry.target} {lacks} but is found in the new one at {new.location}",),
         )
     if new.partial and new.definition is not None and new.definition.kind == "value":
         # A value (an instance such as a module-level counter) has attributes its class
