@@ -27,3 +27,42 @@ def test_the_root_key_is_named_with_its_table(cli, tmp_path: Path) -> None:
         '  hint: pass --plugin DIR (the directory holding the package), or set root = "DIR" '
         "in [runtime]\n",
     )
+
+
+def test_a_single_module_plugin_is_named_as_a_module_not_a_missing_package(
+    cli, tmp_path: Path
+) -> None:
+    # A plugin published as top-level modules (setuptools' py-modules = ["traceplug",
+    # "traceplug_scheduler"], an sdist with traceplug.py beside its pyproject.toml) was told
+    # to "pass --plugin DIR (the directory holding the package)": the directory passed.
+    plugin = tmp_path / "traceplug-0.1.0"
+    plugin.mkdir()
+    (plugin / "pyproject.toml").write_text(
+        '[project]\nname = "traceplug"\nversion = "0.1.0"\n\n'
+        '[tool.setuptools]\npy-modules = ["traceplug", "traceplug_scheduler"]\n'
+    )
+    (plugin / "traceplug.py").write_text("import vllm.engine as engine\n\nengine.x = 1\n")
+    (plugin / "traceplug_scheduler.py").write_text("")
+    run = cli(
+        "runtime",
+        "audit",
+        "--plugin",
+        str(plugin),
+        "--package",
+        "traceplug",
+        "--from",
+        str(tmp_path / "a"),
+        "--to",
+        str(tmp_path / "b"),
+        cwd=tmp_path,
+    )
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: the plugin package traceplug is not under {plugin}: "
+        f"{plugin / 'traceplug.py'} is a single module, and the runtime commands read a "
+        "package (a directory with its __init__.py)\n"
+        "  hint: to read the module, copy the plugin and move traceplug.py to "
+        "traceplug/__init__.py in the copy (the import name stays traceplug), then pass "
+        "the copy as --plugin\n",
+    )

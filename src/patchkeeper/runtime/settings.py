@@ -167,6 +167,18 @@ def resolve_settings(
     if not (root / name.replace(".", "/")).is_dir() and (data := _wheel_data(root, name)):
         root = data  # an unpacked wheel: the package under NAME.data/purelib, .dist-info in DIR
     if not (root / name.replace(".", "/")).is_dir():
+        module = root / (name.replace(".", "/") + ".py")
+        if module.is_file():
+            # a plugin of top-level modules (setuptools' py-modules): the directory is right,
+            # the shape is not; a copy with the module as its package's __init__ reads the same
+            last = name.rsplit(".", 1)[-1]
+            raise ConfigError(
+                f"the plugin package {name} is not under {root}: {module} is a single module, "
+                "and the runtime commands read a package (a directory with its __init__.py)",
+                hint=f"to read the module, copy the plugin and move {last}.py to "
+                f"{last}/__init__.py in the copy (the import name stays {name}), then pass "
+                "the copy as --plugin",
+            )
         hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
             hint = f"{root} is the package itself: pass --plugin {root.parent}"

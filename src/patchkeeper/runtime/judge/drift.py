@@ -30,6 +30,7 @@ from dataclasses import dataclass, replace
 from typing import TypedDict
 
 from patchkeeper.constants import DecisionWord
+from patchkeeper.runtime.judge.absent_before import absent_before
 from patchkeeper.runtime.judge.added_upstream import all_added_upstream
 from patchkeeper.runtime.judge.samecode import same_ast
 from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
@@ -424,6 +425,10 @@ def codes(
     :func:`patchkeeper.runtime.judge.replacement.replacement_codes`)."""
     if new.status != FOUND or old.status != FOUND or new.partial:
         return None, None, None
+    if old.partial and entry.key is None:
+        # the old release has the class but not the attribute: the class is no old
+        # definition of the target, so there is none to compare the new one with
+        return None, upstream_code(trees[1], new), mine
     return upstream_code(trees[0], old), upstream_code(trees[1], new), mine
 
 
@@ -460,13 +465,7 @@ def decide(
         )
         return Drift(LOOK, (f"{entry.target} is {new.status} in the new upstream{where}",))
     if old.status != FOUND:
-        return Drift(
-            LOOK,
-            (
-                f"{entry.target} is {old.status} in the old upstream but "
-                f"found in the new one at {new.location}",
-            ),
-        )
+        return Drift(LOOK, (absent_before(entry.target, old, new),))
     if new.partial and new.definition is not None and new.definition.kind == "value":
         # A value (an instance such as a module-level counter) has attributes its class
         # declares: the lookup does not follow them, so it cannot say upstream lacks one.
@@ -487,6 +486,12 @@ def decide(
                 "one; nothing upstream to compare",
             ),
         )
+    if old.partial and old_code is None and new_code is not None:
+        # no old definition under the class the old release has (:func:`codes`)
+        mine_node, new_node = (mine.parsed if mine else None), new_code.parsed
+        if mine_node is not None and new_node is not None and same_ast(mine_node, new_node):
+            return Drift(REMOVE, (EQUALS_NEW,))
+        return Drift(LOOK, (absent_before(entry.target, old, new),))
     if old_code is None or new_code is None:
         return Drift(RETAIN, (f"{new.location} is a module; it exists in both versions",))
     old_node = new_node = None

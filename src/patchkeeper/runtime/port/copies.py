@@ -126,11 +126,20 @@ def merge_entry(
     old_code, new_code, mine = codes(
         entry, item.old, item.new, trees, plugin_code(tree, entry.replacement)
     )
+    specs = (result.old, result.new)
+    versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
+    if old_code is None and new_code is not None and mine is not None and item.old.partial:
+        # the old release has the class but not this member: no base for a merge
+        detail = (
+            f"{entry.target} is new upstream ({item.old.location} at {versions[0]} has no "
+            f"{item.old.partial}): there is no old definition to merge from; read the "
+            f"replacement at {mine.name}:{mine.start} against upstream's definition at "
+            f"{versions[1]} by hand"
+        )
+        return _replace(base, detail=detail)
     if old_code is None or new_code is None or mine is None:
         reason = "the replacement is not a function or class of the plugin: update it by hand"
         return _replace(base, detail=unreadable_copy(entry.replacement, tree) or reason)
-    specs = (result.old, result.new)
-    versions = [release_label(s, t.root) for s, t in zip(specs, trees, strict=True)]
     labels = Labels(f"upstream {versions[1]}", f"upstream {versions[0]}", "plugin")
     subclass = subclass_pieces(entry, old_code, new_code, mine, tree) is not None
     if not subclass and not is_copy(old_code, mine):
