@@ -32,15 +32,22 @@ def upstream(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     base = copy_releases(tmp_path, monkeypatch)
     isolate_pip(monkeypatch)
     index = LocalIndex.announced(tmp_path / "index", monkeypatch)
-    tree = base / "upstream-1.0"
+    index.publish("tinyup", "tinyup-2.0.tar.gz", _sdist(base, "2.0"))
+    index.publish("tinyup", "tinyup-1.0.tar.gz", _sdist(base, "1.0"))
+    return base
+
+
+def _sdist(base: Path, version: str) -> bytes:
+    """The sdist of the tinyup release ``version`` copied under ``base``."""
+    tree = base / f"upstream-{version}"
     members = [
-        (f"tinyup-1.0/{p.relative_to(tree).as_posix()}", p.read_bytes())
+        (f"tinyup-{version}/{p.relative_to(tree).as_posix()}", p.read_bytes())
         for p in sorted(tree.rglob("*"))
         if p.is_file()
     ]
-    members.append(("tinyup-1.0/PKG-INFO", b"Metadata-Version: 2.1\nName: tinyup\nVersion: 1.0\n"))
-    index.publish("tinyup", "tinyup-1.0.tar.gz", make_tar(members))
-    return base
+    info = f"Metadata-Version: 2.1\nName: tinyup\nVersion: {version}\n"
+    members.append((f"tinyup-{version}/PKG-INFO", info.encode()))
+    return make_tar(members)
 
 
 def test_runtime_audit_reads_the_configured_pin_without_from(upstream: Path, cli) -> None:
@@ -62,6 +69,28 @@ def test_runtime_audit_reads_the_configured_pin_without_from(upstream: Path, cli
         "--from",
         "tinyup==1.0",
     ]
+
+
+def test_runtime_audit_warns_of_a_downgrade_and_still_runs(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    run = cli(
+        "runtime", "audit", "--json", "--from", "tinyup==2.0", "--to", "tinyup==1.0", cwd=root
+    )
+    warning = (
+        "--to tinyup==1.0 is older than --from tinyup==2.0: the audit reads it as an upgrade "
+        "from 2.0 to 1.0; swap --from and --to if the plugin is moving to 2.0"
+    )
+    assert (run.code, run.err) == (0, f"patchkeeper: warning: {warning}\n")
+    data = json.loads(run.out)
+    assert (data["warnings"], [e["entry"]["target"] for e in data["entries"]]) == (
+        [warning],
+        ["tinyup.engine.step"],
+    )
+    # the upgrade the other way round says nothing
+    run = cli(
+        "runtime", "audit", "--json", "--from", "tinyup==1.0", "--to", "tinyup==2.0", cwd=root
+    )
+    assert (run.code, run.err) == (0, "")
 
 
 def test_runtime_port_reads_the_configured_pin_without_from(upstream: Path, cli) -> None:

@@ -26,10 +26,11 @@ from patchkeeper.commands.options import (
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.jsonable import JsonReady
+from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime import remembered
 from patchkeeper.runtime.settings import RuntimeAuditRequest
-from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.requirements import check_release_option, downgrade
 
 
 def run(
@@ -49,11 +50,18 @@ def run(
         (:mod:`patchkeeper.runtime.remembered`; the result object is then computed only when
         asked for).
 
+    When both releases are requirements and ``request.new`` is older than ``request.old``,
+    a warning says so on standard error (:func:`patchkeeper.upstream.requirements.
+    downgrade`); the audit still runs.
+
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(request.old, OPTION_FROM, upstream, source)
     check_release_option(request.new, OPTION_TO, upstream, source)
+    backwards = downgrade(request.old, request.new)
+    if backwards:
+        warn(backwards)
     result = remembered.audit(config, request)
     line = command_line(["runtime", "audit"], request_options(command, request), argv)
     evidence_store.keep(config, "runtime audit", result, line, save_evidence)

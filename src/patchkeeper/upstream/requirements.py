@@ -85,6 +85,38 @@ def one_version(requirement: Any) -> str | None:
     return str(specs[0].version)
 
 
+def downgrade(old: str | None, new: str | None) -> str:
+    """The warning for an audit from ``old`` to ``new`` when both are requirements naming
+    one release (``NAME==VERSION``) and ``new`` is the older one: the audit reads a
+    downgrade as an upgrade (what the newer release added looks removed); ``""`` otherwise
+    (a directory, a range, an unreadable version, or ``new`` not older).
+
+    >>> downgrade("vllm==0.11.0", "vllm==0.10.1.1").split(": ")[0]
+    '--to vllm==0.10.1.1 is older than --from vllm==0.11.0'
+    >>> downgrade("vllm==0.10.1.1", "vllm==0.11.0"), downgrade("vllm==0.11.0", "up/vllm-0.10")
+    ('', '')
+    """
+    from packaging.version import InvalidVersion, Version
+
+    if not old or not new:
+        return ""
+    found = [parsed_requirement(spec) for spec in (old, new)]
+    versions = [one_version(r) if r is not None else None for r in found]
+    if versions[0] is None or versions[1] is None:
+        return ""
+    try:
+        older = Version(versions[1]) < Version(versions[0])
+    except InvalidVersion:
+        return ""
+    if not older:
+        return ""
+    return (
+        f"{OPTION_TO} {new.strip()} is older than {OPTION_FROM} {old.strip()}: the audit reads "
+        f"it as an upgrade from {versions[0]} to {versions[1]}; swap {OPTION_FROM} and "
+        f"{OPTION_TO} if the plugin is moving to {versions[0]}"
+    )
+
+
 def check_project(
     spec: str | None, option: str, upstream: str | None, config_file: Path | None
 ) -> None:

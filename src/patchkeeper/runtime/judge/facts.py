@@ -11,7 +11,9 @@ own, so that a reader can check them and a maintainer who decides otherwise stil
 - *upstream change*: what changed between the releases (kind, signature, decorators,
   body), or nothing;
 - *copy*: lines of the replacement outside its Modification banners that differ from the
-  old upstream, and whether the new upstream definition equals the replacement.
+  old upstream, and whether the new upstream definition equals the replacement;
+- *newer imports*: the upstream modules the entry's file imports unconditionally that the
+  old release lacks (the patch was written for a newer release).
 """
 
 from __future__ import annotations
@@ -23,10 +25,16 @@ from patchkeeper.runtime.model import ActivationStatus, PatchEntry
 
 
 def entry_facts(
-    entry: PatchEntry, old: Resolution, new: Resolution, drift: Drift
+    entry: PatchEntry,
+    old: Resolution,
+    new: Resolution,
+    drift: Drift,
+    newer: tuple[str, ...] = (),
 ) -> tuple[str, ...]:
     """The facts of one entry (see the module docstring), as sentences in a fixed order:
-    activation, target, upstream change, copy."""
+    activation, target, upstream change, copy, and the upstream modules ``newer`` its file
+    imports that the old release lacks
+    (:func:`patchkeeper.runtime.judge.newer_imports.newer_imports`)."""
     out = [_activation(entry)]
     out.append(f"target: {_where(old)} in the old release, {_where(new)} in the new one")
     if old.status == FOUND and new.status == FOUND and not new.partial:
@@ -39,6 +47,8 @@ def entry_facts(
         )
     if EQUALS_NEW in drift.evidence:
         out.append(EQUALS_NEW)
+    if newer:
+        out.append(f"imports what the old release lacks: {', '.join(newer)}")
     return tuple(out)
 
 

@@ -31,7 +31,11 @@ first rule that applies decides):
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
    the new upstream target calls a helper of the plugin's that the replacement calls, which
    the target's module now defines and the old one did not have (upstream took the change
-   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**;
+   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**; but every rule that
+   concludes upstream took the change in (here, in 3 and in 4) says **look** when the
+   entry's file imports, unconditionally, an upstream module the old release lacks: the
+   patch was written for a newer release than the old upstream
+   (:mod:`patchkeeper.runtime.judge.newer_imports`);
 3. a target in neither release -> **look** (a typo or a future name; the same release on both
    sides: **retain**, :func:`.missing.same_release`), unless the patch says ``allow_missing``
    or assigns the name (an assignment or a subclass swap adds it: **retain**), and always when
@@ -164,6 +168,7 @@ from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
 from patchkeeper.runtime.judge.never_imported import never_imported
+from patchkeeper.runtime.judge.newer_imports import written_ahead
 from patchkeeper.runtime.judge.noise import forwards_extra
 from patchkeeper.runtime.judge.overruled import overruled
 from patchkeeper.runtime.judge.registry_keys import Registered, registry_key_decision
@@ -255,6 +260,11 @@ class Case:
         registered: for a registry entry, how the old and the new upstream register its key
             through a call or a decorator (:data:`~patchkeeper.runtime.judge.registry_keys.
             Registered`), read by rule 5.
+        newer: the upstream modules the entry's file imports unconditionally (at module
+            level or in the function holding the patch) that the old release lacks and the
+            new one has (:func:`patchkeeper.runtime.judge.newer_imports.newer_imports`): the
+            patch was written for a newer release than the old upstream, and a rule that
+            concludes upstream took its change in says **look** instead.
     """
 
     entry: PatchEntry
@@ -269,6 +279,7 @@ class Case:
     dead_probe: str = ""
     gated: Gated = None
     registered: Registered = (None, None)
+    newer: tuple[str, ...] = ()
 
 
 def judge(case: Case) -> Drift:
@@ -325,9 +336,10 @@ def _judged(case: Case) -> Drift | Pending:
         )
     if case.dead_probe:
         return with_decision(drift, REMOVE, case.dead_probe)
+    newer = case.newer
     if case.landed:
         listed = ", ".join(case.landed)
-        return with_decision(
+        took = with_decision(
             drift,
             REMOVE,
             f"the new upstream defines {listed}, which the patch's file carries (defined in "
@@ -335,6 +347,7 @@ def _judged(case: Case) -> Drift | Pending:
             "did not have: upstream took the feature in; remove the file's patches once "
             "upstream's version is checked to cover them",
         )
+        return written_ahead(took, newer)
     if drift.decision == NOT_AUDITED:
         return with_decision(
             drift,
@@ -352,18 +365,18 @@ def _judged(case: Case) -> Drift | Pending:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)
         if attribute:
-            return with_decision(drift, REMOVE, attribute)
+            return written_ahead(with_decision(drift, REMOVE, attribute), newer)
     if old.status != FOUND or (old.partial and not new.partial):
-        return _arrived(entry, drift, old, new, header)
+        return written_ahead(_arrived(entry, drift, old, new, header), newer)
     old_code, new_code, mine = spans
     if drift.decision == UPDATE and old_code and new_code and mine:
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
-            return with_decision(drift, REMOVE, signature)
+            return written_ahead(with_decision(drift, REMOVE, signature), newer)
     if old_code and new_code and mine:
         adopted = adopted_helper(entry, drift, (old_code, new_code, mine), (old, new), trees)
         if adopted is not None:
-            return adopted
+            return written_ahead(adopted, newer)
     if drift.decision == REMOVE and entry.key is not None:
         kept = registry_key_decision(entry, old.location, old_code, new_code, case.registered)
         if kept:

@@ -48,6 +48,7 @@ from patchkeeper.runtime.judge.missing import (
     renamed_to,
     same_release,
 )
+from patchkeeper.runtime.judge.newer_imports import newer_imports
 from patchkeeper.runtime.judge.registrations import registered_key
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.restores import restores
@@ -126,6 +127,7 @@ def judge_entries(
     }
     dead = dead_probes(settings.root, entries, trees, versions)
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
+    newer = newer_imports(settings.root, entries, trees)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -162,6 +164,7 @@ def judge_entries(
             dead_probe=dead.get(entry, ""),
             gated=gated.get(entry.replacement),
             registered=registered,
+            newer=newer.get(entry, ()),
         )
         judgement: Drift | Pending | None
         judgement, key = recalled_judgement(memory.store, case)
@@ -217,7 +220,7 @@ def judge_entries(
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
-        facts = entry_facts(entry, before, after, drift)
+        facts = entry_facts(entry, before, after, drift, newer.get(entry, ()))
         audited.append(AuditedEntry(entry, before, after, final, facts))
     # A backport upstream took in for one entry of a patch file takes the file's others along.
     spread_drifts = spread([(a.entry, a.drift) for a in audited], headers)
