@@ -115,7 +115,8 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         tools["horizon"]
         .input_schema["properties"]["to"]["description"]
         .endswith(
-            "(the upgrade horizon). (A directory inside the server's root, or a requirement.)"
+            "(the upgrade horizon). (A directory or a release file inside the server's root, "
+            "or a requirement.)"
         )
     )
     lint = tools["lint"].input_schema["properties"]
@@ -140,9 +141,10 @@ def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
     )
     to = tools["audit"].input_schema["properties"]["to"]["description"]
     assert to == (
-        "The new upstream: a directory or a requirement of the configured upstream "
-        "(PROJECT==VERSION); a range ('PROJECT>=A,<B') audits every release in it (the upgrade "
-        "horizon). (A directory inside the server's root, or a requirement.) (With a range, "
+        "The new upstream: a directory, a release's sdist or wheel file, or a requirement of "
+        "the configured upstream (PROJECT==VERSION); a range ('PROJECT>=A,<B') audits every "
+        "release in it (the upgrade horizon). (A directory or a release file inside the "
+        "server's root, or a requirement.) (With a range, "
         "this tool fetches its releases from the package indexes; horizon can take them from "
         "a directory instead: releases.)"
     )

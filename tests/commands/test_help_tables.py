@@ -87,7 +87,10 @@ def test_help_of_a_release_option_names_the_configured_upstream(
     downstream. The options naming an upstream release write the configured upstream
     (``minihttp`` in the example), and ``PROJECT`` where none is configured."""
     monkeypatch.setenv("COLUMNS", "100")
-    release = "a directory or a requirement of the configured upstream ({}==VERSION)"
+    release = (
+        "a directory, a release's sdist or wheel file, or a requirement of the configured "
+        "upstream ({}==VERSION)"
+    )
     pin = " (default: upstream==pin)."  # the runtime commands' --from, when left out
     cases = [
         (("runtime", "audit"), "--from", "The old upstream: ", pin),
@@ -107,9 +110,9 @@ def test_help_of_a_release_option_names_the_configured_upstream(
             assert "vllm" not in run.out
         run = cli("audit", "--help", cwd=where)
         assert _option_help(run.out, "--to") == (
-            f"The new upstream: a directory or a requirement of the configured upstream "
-            f"({project}==VERSION); a range ('{project}>=A,<B') audits every release in it (the "
-            "upgrade horizon). [required]"
+            "The new upstream: a directory, a release's sdist or wheel file, or a requirement "
+            f"of the configured upstream ({project}==VERSION); a range ('{project}>=A,<B') "
+            "audits every release in it (the upgrade horizon). [required]"
         )
 
 

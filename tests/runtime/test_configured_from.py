@@ -137,3 +137,28 @@ def test_the_mcp_tools_let_from_be_left_out() -> None:
         "runtime_port": ["to"],
         "write_runtime_port": ["to"],
     }
+
+
+def test_runtime_audit_reads_release_files(upstream: Path, cli, tmp_path: Path) -> None:
+    """``--from`` and ``--to`` given as the releases' sdists (what ``pip download`` leaves)
+    are unpacked into the cache and audited as their directories are."""
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    files = tmp_path / "downloads"
+    files.mkdir()
+    for version in ("1.0", "2.0"):
+        (files / f"tinyup-{version}.tar.gz").write_bytes(_sdist(upstream, version))
+    old, new = str(files / "tinyup-1.0.tar.gz"), str(files / "tinyup-2.0.tar.gz")
+    given = cli("runtime", "audit", "--json", "--from", "tinyup==1.0", "--to",
+                str(upstream / "upstream-2.0"), cwd=root)  # fmt: skip
+    from_files = cli("runtime", "audit", "--json", "--from", old, "--to", new, cwd=root)
+    assert (from_files.code, from_files.err) == (given.code, "")
+    a, b = json.loads(from_files.out), json.loads(given.out)
+    assert (a["old"], a["new"]) == (old, new)
+    assert {k: v for k, v in a.items() if k not in ("old", "new")} == {
+        k: v for k, v in b.items() if k not in ("old", "new")
+    }
+    wrong = files / "tinyup.tar.gz"
+    wrong.write_bytes(b"")
+    run = cli("runtime", "audit", "--from", str(wrong), "--to", new, cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(f"patchkeeper: error: {wrong}: the old upstream (--from) {wrong} ")

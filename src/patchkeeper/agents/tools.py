@@ -388,7 +388,7 @@ def path_rule(key: str, param: click.Parameter) -> PathRule:
 _RULE_NOTES = {
     PathRule.PATH: "(Inside the server's root.)",
     PathRule.INTERPRETER: "(In a directory inside the server's root.)",
-    PathRule.RELEASE: "(A directory inside the server's root, or a requirement.)",
+    PathRule.RELEASE: "(A directory or a release file inside the server's root, or a requirement.)",
     PathRule.NAMED_PATH: "(PATH inside the server's root.)",
     PathRule.INSIDE: "(Relative, without '..'.)",
 }

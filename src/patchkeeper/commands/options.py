@@ -48,7 +48,10 @@ Request = TypeVar("Request")
 
 #: How an option naming one upstream release says what it takes; ``--help`` writes the
 #: configured upstream for ``PROJECT`` (:func:`patchkeeper.main.spell_help`).
-RELEASE = "a directory or a requirement of the configured upstream (PROJECT==VERSION)"
+RELEASE = (
+    "a directory, a release's sdist or wheel file, or a requirement of the configured upstream "
+    "(PROJECT==VERSION)"
+)
 
 
 class Seconds(click.FloatRange):

@@ -1,6 +1,7 @@
-"""An audit target: a directory, or a requirement (``vllm==0.32.0``) fetched as an sdist
-through :func:`patchkeeper.upstream.fetch.fetch_requirement` (downloaded once into the corpus
-cache).
+"""An audit target: a directory, a release's sdist or wheel file (unpacked into the cache
+once, :func:`patchkeeper.upstream.fetch.unpack_local`), or a requirement (``vllm==0.32.0``)
+fetched as an sdist through :func:`patchkeeper.upstream.fetch.fetch_requirement` (downloaded
+once into the corpus cache).
 """
 
 from __future__ import annotations
@@ -11,20 +12,35 @@ from patchkeeper.errors import TargetError
 
 
 def tree_root(spec: str, what: str | None = None) -> Path:
-    """The directory of an upstream tree named by ``spec`` (a directory or a requirement);
-    ``what``, when given, names its role in an error (``"the new upstream (--to)"``), so
-    that a user who typed two releases learns which one failed.
+    """The directory of an upstream tree named by ``spec`` (a directory, a release's sdist
+    or wheel file, or a requirement); ``what``, when given, names its role in an error
+    (``"the new upstream (--to)"``), so that a user who typed two releases learns which one
+    failed.
 
     Raises:
-        TargetError: ``spec`` is neither an existing directory nor a requirement.
-        FetchError: the requirement cannot be found, downloaded or unpacked.
+        TargetError: ``spec`` is neither an existing directory, a release file nor a
+            requirement.
+        FetchError: the requirement cannot be found, downloaded or unpacked, or the file's
+            name is no release's, or it cannot be unpacked.
     """
     path = Path(spec).expanduser()
     if path.is_dir():
         return path.resolve()
     from patchkeeper.errors import FetchError
-    from patchkeeper.upstream import fetch  # a requirement: only then
+    from patchkeeper.upstream import fetch  # a requirement or a release file: only then
+    from patchkeeper.upstream.unpack import is_archive
 
+    if path.is_file() and is_archive(str(path)):
+        # a release's sdist or wheel (what pip download leaves), unpacked into the cache once
+        # as the series commands' --to FILE is
+        try:
+            return Path(fetch.unpack_local(path).root)
+        except FetchError as exc:
+            if what is None:
+                raise
+            raise FetchError(
+                f"{what} {spec} cannot be read: {exc.message}", path=exc.path, hint=exc.hint
+            ) from None
     if not fetch.is_requirement(spec):
         from patchkeeper.system.regular import not_a_directory
 
@@ -32,7 +48,8 @@ def tree_root(spec: str, what: str | None = None) -> Path:
         raise TargetError(
             f"{what + ': ' if what else ''}"
             + (f"{spec} {there}" if there else f"no such directory: {spec}"),
-            hint="give a directory or a pinned requirement such as vllm==0.32.0",
+            hint="give a directory, a release's sdist or wheel file, or a pinned requirement "
+            "such as vllm==0.32.0",
         )
     try:
         return Path(fetch.fetch_requirement(spec, kind="sdist").root)
