@@ -80,7 +80,8 @@ def test_a_file_or_a_named_pipe_for_a_directory_is_named_as_what_it_is(cli, tmp_
     assert (run.code, run.err) == (
         2,
         "patchkeeper: error: the old upstream (--from): ../notes.txt is a regular file, not a "
-        "directory\n  hint: give a directory or a pinned requirement such as vllm==0.32.0\n",
+        "directory\n  hint: give a directory, a release's sdist or wheel file, or a pinned "
+        "requirement such as vllm==0.32.0\n",
     )
     output = tmp_path / "notes.txt" / "x.lock"
     run = cli("runtime", "lock", "--at", "../vllm-1.0", "--output", str(output), cwd=plugin)

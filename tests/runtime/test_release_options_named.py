@@ -88,7 +88,8 @@ def test_a_mistyped_from_directory_is_named(cli, tmp_path: Path, cache: Path) ->
     assert (run.code, run.err) == (
         2,
         "patchkeeper: error: the old upstream (--from): no such directory: ../vllm-1.O\n"
-        "  hint: give a directory or a pinned requirement such as vllm==0.32.0\n",
+        "  hint: give a directory, a release's sdist or wheel file, or a pinned requirement "
+        "such as vllm==0.32.0\n",
     )
 
 
