@@ -649,6 +649,13 @@ def _convert_file(
         _refuse_tab_in_name(name, stamp, path, first_line)
     source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)
     target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)
+    if not _has_file_lines(lines, first_line):
+        # No '---'/'+++' lines (a mode change, an empty file created or deleted): the names
+        # are the 'diff --git' line's, split where both name the same file, as git does;
+        # a name holding " b/" ("pkg/a b/c.sh") splits there only once.
+        names = _git_names(lines[first_line - 1])
+        if names is not None:
+            (source, source_stamp), (target, target_stamp) = (names[0], None), (names[1], None)
     _check_git_names(lines, first_line, headers, strip, path)
     old_path, old_error = _strip_side(source, source_stamp, strip, path, first_line)
     new_path, new_error = _strip_side(target, target_stamp, strip, path, first_line)
@@ -827,6 +834,17 @@ def _refuse_unquoted_tab(lines: list[bytes], start: int, path: Path) -> None:
                 hint='git quotes such names ("a/post\\tanother"); regenerate the patch with '
                 "git diff, and rename the file so that its name has no tab",
             )
+
+
+def _has_file_lines(lines: list[bytes], first_line: int) -> bool:
+    """Whether the file diff starting at ``first_line`` (1-based) has a ``---`` or ``+++``
+    line before its first hunk or the next file diff."""
+    index = first_line
+    while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
+        if lines[index].startswith((C.OLD_FILE, C.NEW_FILE)):
+            return True
+        index += 1
+    return False
 
 
 def _git_names(line: bytes) -> tuple[str, str] | None:
