@@ -100,3 +100,27 @@ def test_mode_changes_on_names_with_spaces_and_slash_b(tmp_path) -> None:
     (repo / "pkg" / "a b" / "new.py").write_bytes(b"")
     _commit(repo, "an empty file in a directory with a space")
     _check_beside_git(tmp_path, repo, ())
+
+
+def test_changes_and_renames_of_names_holding_slash_b(tmp_path) -> None:
+    """A diff with hunks names its files on ``---``/``+++`` lines; a name holding `` b/``
+    (plain, or quoted by git for its ``é``) is read from them, not from a split of the
+    ``diff --git`` line, whether the file is changed in place or renamed with a change."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "x b").mkdir(parents=True)
+    body = b"".join(b"z%d = 1\n" % n for n in range(8))
+    (repo / "pkg" / "x b" / "plain.py").write_bytes(body)
+    (repo / "pkg" / "x b" / "caf\u00e9.py").write_bytes(body)
+    _git(repo, "init", "-q")
+    _commit(repo, "base")
+    _git(repo, "tag", "base")
+    (repo / "pkg" / "x b" / "plain.py").write_bytes(body.replace(b"z3 = 1", b"z3 = 2"))
+    _commit(repo, "change a file in a directory named with ' b'")
+    (repo / "pkg" / "y b").mkdir()
+    _git(repo, "mv", "pkg/x b/caf\u00e9.py", "pkg/y b/th\u00e9 b.py")
+    (repo / "pkg" / "y b" / "th\u00e9 b.py").write_bytes(body.replace(b"z5 = 1", b"z5 = 2"))
+    _commit(repo, "rename with a change, quoted names holding ' b/'")
+    (repo / "pkg" / "y b" / "th\u00e9 b.py").write_bytes(body.replace(b"z6 = 1", b"z6 = 2"))
+    (repo / "pkg" / "y b" / "th\u00e9 b.py").chmod(0o755)
+    _commit(repo, "change and mode of the renamed file")
+    _check_beside_git(tmp_path, repo, ())
