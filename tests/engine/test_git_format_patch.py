@@ -124,3 +124,21 @@ def test_changes_and_renames_of_names_holding_slash_b(tmp_path) -> None:
     (repo / "pkg" / "y b" / "th\u00e9 b.py").chmod(0o755)
     _commit(repo, "change and mode of the renamed file")
     _check_beside_git(tmp_path, repo, ())
+
+
+def test_mode_change_and_empty_deletion_of_quoted_names_holding_slash_b(tmp_path) -> None:
+    """git quotes a name with ``é``; a diff without ``---``/``+++`` lines (a mode change, an
+    empty file deleted) is named by the quoted ``diff --git`` names, split at the first
+    one's closing quote: a misread name would make the deletion look already done."""
+    repo = tmp_path / "repo"
+    (repo / "pkg" / "x b").mkdir(parents=True)
+    (repo / "pkg" / "x b" / "caf\u00e9.sh").write_bytes(b"#!/bin/sh\n")
+    (repo / "pkg" / "x b" / "\u00e9mpty").write_bytes(b"")
+    _git(repo, "init", "-q")
+    _commit(repo, "base")
+    _git(repo, "tag", "base")
+    (repo / "pkg" / "x b" / "caf\u00e9.sh").chmod(0o755)
+    _commit(repo, "make a script executable")
+    (repo / "pkg" / "x b" / "\u00e9mpty").unlink()
+    _commit(repo, "delete an empty file")
+    _check_beside_git(tmp_path, repo, ())

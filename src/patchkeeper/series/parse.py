@@ -910,16 +910,27 @@ def _git_file_lines(
 
 
 def _git_names(line: bytes) -> tuple[str, str] | None:
-    """The two names of an unquoted ``diff --git a/NAME b/NAME`` line when they are equal
-    after their first component (git's rule when no rename header names them), else
-    ``None``.
+    """The two names of a ``diff --git a/NAME b/NAME`` line when they are equal after their
+    first component (git's rule when no rename header names them), else ``None``; quoted
+    names (git's ``"a/caf\\303\\251"``) are split at the first one's closing quote.
 
     >>> _git_names(b"diff --git a/x y b/x y")
     ('a/x y', 'b/x y')
+    >>> _git_names(b'diff --git "a/x b/y" "b/x b/y"')
+    ('"a/x b/y"', '"b/x b/y"')
     """
     rest = line[len(C.DIFF_GIT) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
     if rest.startswith('"'):
-        return None
+        # git quotes both names alike: the first ends at its closing, unescaped quote
+        index = 1
+        while index < len(rest) and rest[index] != '"':
+            index += 2 if rest[index] == "\\" else 1
+        old, new = rest[: index + 1], rest[index + 2 :]
+        if rest[index + 1 : index + 2] != " " or not new.startswith('"'):
+            return None
+        if unquoted_name(old).split("/", 1)[-1] != unquoted_name(new).split("/", 1)[-1]:
+            return None
+        return old, new
     for index, char in enumerate(rest):
         if char != " ":
             continue
