@@ -431,9 +431,35 @@ class _LineFeed:
         self.last = offset
 
     def __iter__(self) -> Iterator[str]:
+        from unidiff.constants import (
+            RE_DIFF_GIT_HEADER,
+            RE_DIFF_GIT_HEADER_NO_PREFIX,
+            RE_DIFF_GIT_HEADER_URI_LIKE,
+            RE_TARGET_FILENAME,
+        )
+
+        target: str | None = None  # unidiff's reading of the current 'diff --git' line
         for index, line in enumerate(self.lines, self.offset + 1):
             self.last = index
-            yield line.decode(_ENCODING, _ERRORS)
+            text = line.decode(_ENCODING, _ERRORS)
+            if line.startswith(C.DIFF_GIT):
+                match = (
+                    RE_DIFF_GIT_HEADER.match(text)
+                    or RE_DIFF_GIT_HEADER_URI_LIKE.match(text)
+                    or RE_DIFF_GIT_HEADER_NO_PREFIX.match(text)
+                )
+                target = match.group("target") if match else None
+            elif line.startswith(b"@@"):
+                target = None
+            elif target is not None and line.startswith(C.NEW_FILE):
+                # unidiff splits the 'diff --git' line at its last " b/", inside a name
+                # that holds one ("a/x b/y.py"), and then takes the '+++' line for a
+                # header without '---'. It is fed its own reading here; the names are
+                # read from the patch's lines (_git_file_lines).
+                named = RE_TARGET_FILENAME.match(text)
+                if named and named.group("filename") not in (target, C.DEV_NULL):
+                    text = text.replace(named.group("filename"), target, 1)
+            yield text
 
 
 def _encode(text: str) -> bytes:
@@ -649,6 +675,19 @@ def _convert_file(
         _refuse_tab_in_name(name, stamp, path, first_line)
     source, source_stamp = _name_and_stamp(ufile.source_file, ufile.source_timestamp)
     target, target_stamp = _name_and_stamp(ufile.target_file, ufile.target_timestamp)
+    if lines[first_line - 1].startswith(C.DIFF_GIT) and _has_file_lines(lines, first_line):
+        # A git diff's names are its '---'/'+++' lines' (the 'diff --git' line may not
+        # split where a name holds " b/"; _check_git_names holds the two to agreeing).
+        source, source_stamp, target, target_stamp = _git_file_lines(
+            lines, first_line, (source, source_stamp, target, target_stamp)
+        )
+    elif lines[first_line - 1].startswith(C.DIFF_GIT):
+        # No '---'/'+++' lines (a mode change, an empty file created or deleted): the names
+        # are the 'diff --git' line's, split where both name the same file, as git does;
+        # a name holding " b/" ("pkg/a b/c.sh") splits there only once.
+        names = _git_names(lines[first_line - 1])
+        if names is not None:
+            (source, source_stamp), (target, target_stamp) = (names[0], None), (names[1], None)
     _check_git_names(lines, first_line, headers, strip, path)
     old_path, old_error = _strip_side(source, source_stamp, strip, path, first_line)
     new_path, new_error = _strip_side(target, target_stamp, strip, path, first_line)
@@ -829,17 +868,69 @@ def _refuse_unquoted_tab(lines: list[bytes], start: int, path: Path) -> None:
             )
 
 
+def _has_file_lines(lines: list[bytes], first_line: int) -> bool:
+    """Whether the file diff starting at ``first_line`` (1-based) has a ``---`` or ``+++``
+    line before its first hunk or the next file diff."""
+    index = first_line
+    while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
+        if lines[index].startswith((C.OLD_FILE, C.NEW_FILE)):
+            return True
+        index += 1
+    return False
+
+
+def _git_file_lines(
+    lines: list[bytes],
+    first_line: int,
+    names: tuple[str | None, str | None, str | None, str | None],
+) -> tuple[str | None, str | None, str | None, str | None]:
+    """``names`` (old name, its stamp, new name, its stamp) with each side that the git file
+    diff starting at ``first_line`` (1-based) has a ``---``/``+++`` line for read from that
+    line, a ``/dev/null`` side (a created or deleted file) left as unidiff read it."""
+    from unidiff.constants import RE_SOURCE_FILENAME, RE_TARGET_FILENAME
+
+    out = list(names)
+    index = first_line
+    while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
+        for marker, pattern, side in (
+            (C.OLD_FILE, RE_SOURCE_FILENAME, 0),
+            (C.NEW_FILE, RE_TARGET_FILENAME, 2),
+        ):
+            if not lines[index].startswith(marker):
+                continue
+            match = pattern.match(lines[index].decode(_ENCODING, _ERRORS))
+            if match is None or match.group("filename") == C.DEV_NULL:
+                continue
+            if out[side] == C.DEV_NULL:
+                continue
+            name, stamp = _name_and_stamp(match.group("filename"), match.group("timestamp"))
+            out[side], out[side + 1] = name, stamp
+        index += 1
+    return out[0], out[1], out[2], out[3]
+
+
 def _git_names(line: bytes) -> tuple[str, str] | None:
-    """The two names of an unquoted ``diff --git a/NAME b/NAME`` line when they are equal
-    after their first component (git's rule when no rename header names them), else
-    ``None``.
+    """The two names of a ``diff --git a/NAME b/NAME`` line when they are equal after their
+    first component (git's rule when no rename header names them), else ``None``; quoted
+    names (git's ``"a/caf\\303\\251"``) are split at the first one's closing quote.
 
     >>> _git_names(b"diff --git a/x y b/x y")
     ('a/x y', 'b/x y')
+    >>> _git_names(b'diff --git "a/x b/y" "b/x b/y"')
+    ('"a/x b/y"', '"b/x b/y"')
     """
     rest = line[len(C.DIFF_GIT) :].rstrip(b"\r\n").decode(_ENCODING, _ERRORS)
     if rest.startswith('"'):
-        return None
+        # git quotes both names alike: the first ends at its closing, unescaped quote
+        index = 1
+        while index < len(rest) and rest[index] != '"':
+            index += 2 if rest[index] == "\\" else 1
+        old, new = rest[: index + 1], rest[index + 2 :]
+        if rest[index + 1 : index + 2] != " " or not new.startswith('"'):
+            return None
+        if unquoted_name(old).split("/", 1)[-1] != unquoted_name(new).split("/", 1)[-1]:
+            return None
+        return old, new
     for index, char in enumerate(rest):
         if char != " ":
             continue
