@@ -87,6 +87,9 @@ class Code:
     #: in) bind to an attribute chain (``orig = Runner.run`` is ``("orig", "Runner.run")``):
     #: what a call in the copy may reach of upstream; empty for upstream's spans.
     outer_aliases: tuple[tuple[str, str], ...] = ()
+    #: The plugin module's module-level functions as (name, source, decorators included):
+    #: what a bare call in the copy reaches of its own; empty for upstream's spans.
+    own_functions: tuple[tuple[str, str], ...] = ()
 
     @functools.cached_property
     def text(self) -> str:

@@ -6,7 +6,10 @@ first rule that applies decides):
 
 0. the new upstream definition equals the replacement (:data:`~patchkeeper.runtime.judge.
    drift.EQUALS_NEW`) -> **remove**, whatever another rule would say: upstream carries
-   the plugin's code itself, so the patch only replaces a function by its equal;
+   the plugin's code itself, so the patch only replaces a function by its equal; but
+   **look** when the replacement calls a function of its own module that the new upstream
+   module defines otherwise, or not at all (the same text runs the plugin's helper:
+   :mod:`patchkeeper.runtime.judge.shadowed_helpers`);
 1. *never imported* -> **remove** (or re-enable), naming where the import is missing (a
    patch of another library, outside the audited upstream, that a traced loading does not
    reach: **retain**, the fact said); a
@@ -174,6 +177,7 @@ from patchkeeper.runtime.judge.overruled import overruled
 from patchkeeper.runtime.judge.registry_keys import Registered, registry_key_decision
 from patchkeeper.runtime.judge.release_branches import gated_branch_update
 from patchkeeper.runtime.judge.removed_member import removed_member
+from patchkeeper.runtime.judge.shadowed_helpers import shadowed_decision
 from patchkeeper.runtime.judge.unpassed import (
     rebinding_scope,
     starred_parameters,
@@ -317,6 +321,12 @@ def judge_pending(case: Case) -> Drift | Pending:
     # Upstream has the replacement itself: nothing outweighs that. Another rule that also
     # says remove keeps its own, more specific, reason first.
     equal = drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,)
+    mine = case.spans[2]
+    if equal and mine is not None and case.new.status == FOUND:
+        # equal text that calls the plugin module's own helper is not upstream's code
+        shadowed = shadowed_decision(drift, mine, case.new.module, case.trees[1])
+        if shadowed is not None:
+            return shadowed
     if equal and (isinstance(judged, Pending) or judged.decision != REMOVE):
         return drift
     return judged

@@ -53,8 +53,32 @@ def source_code(found: ReplacementSource) -> Code:
     gated_names = _gated_names(file) if gated else ()
     aliases = outer_aliases(plugin_tree(file), start)
     return Code(
-        found.relative, start, tuple(lines), decorators, gated, imports, gated_names, aliases
+        found.relative,
+        start,
+        tuple(lines),
+        decorators,
+        gated,
+        imports,
+        gated_names,
+        aliases,
+        _own_functions(file),
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _own_functions(file: Path) -> tuple[tuple[str, str], ...]:
+    """:attr:`Code.own_functions` of a plugin file: each module-level function's name and
+    source, its decorators included; empty when the file does not parse."""
+    tree = plugin_tree(file)
+    if tree is None:
+        return ()
+    lines = _plugin_lines(file)
+    out: list[tuple[str, str]] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno:
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out.append((node.name, "".join(lines[first - 1 : node.end_lineno])))
+    return tuple(out)
 
 
 @functools.lru_cache(maxsize=256)
