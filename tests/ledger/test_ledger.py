@@ -186,6 +186,32 @@ def test_retire_twice_names_the_retired_row(downstream: Path, capsys) -> None:
     assert (ledger.read_bytes(), (downstream / "patches" / "series").read_bytes()) == before
 
 
+def test_retire_twice_reads_escaped_bars_in_the_retired_row(downstream: Path, capsys) -> None:
+    """A Retired row whose name and what hold ``\\|`` (as the ledger escapes a ``|``) is read
+    cell by cell at the unescaped bars: the name is found and the version is its own cell."""
+    ledger = downstream / "PATCHES.md"
+    ledger.write_text(
+        ledger.read_text() + "\n## Retired\n\n<!-- retired:begin -->\n"
+        "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
+        "| odd\\|name | fix | reads a \\| b | 1.1 | pkg #12 |\n"
+        "<!-- retired:end -->\n"
+    )
+    before = ledger.read_bytes()
+    argv = ["-C", str(downstream), "retire", "odd|name.patch", "--at", "2.0", "--why", "x"]
+    assert main(argv) == 2
+    line = (
+        ledger.read_text()
+        .splitlines()
+        .index("| odd\\|name | fix | reads a \\| b | 1.1 | pkg #12 |")
+    )
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {ledger}:{line + 1}: odd|name.patch is retired already "
+        "(at 1.1): the ledger's Retired table has it\n"
+        "  hint: nothing to do; to bring it back, add it to the series again\n"
+    )
+    assert ledger.read_bytes() == before
+
+
 def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:
     """A patch name typed with a character missing (a Debian patch named after its subject,
     ``0001-Update-patch-use-Python3.patch`` typed ``...Python.patch``): the hint names the
