@@ -56,6 +56,14 @@ EXPORTED_FROM = re.compile(rb"^--- exported from (?P<commit>[0-9a-fA-F]{7,64})\s
 #: A git diff header: ``diff --git a/vllm/envs.py b/vllm/envs.py``
 DIFF_GIT = b"diff --git "
 
+#: A git diff header that names its two files, a space between them (git's ``diff --git
+#: a/X b/Y``): ``diff --git a/vllm/envs.py b/vllm/envs.py``, a name holding a space or
+#: `` b/`` (``diff --git a/pkg/x b/y.py b/pkg/x b/y.py``, where only the split at which both
+#: name the same file is git's), or quoted as git quotes a name with a byte it does not
+#: print (``diff --git "a/caf\303\251.py" "b/caf\303\251.py"``). Where it splits is not read
+#: from this pattern: :func:`patchkeeper.series.parse._git_names` splits it by git's rules.
+DIFF_GIT_NAMES = re.compile(r"^diff --git [^\t\n]+ [^\t\n]+")
+
 #: Any other diff command line: ``diff -Naur a/foo.py b/foo.py``
 DIFF_OTHER = b"diff "
 
@@ -66,6 +74,13 @@ INDEX_RULE = b"===="
 #: File headers: ``--- a/src/urllib3/util/retry.py`` and ``+++ b/src/urllib3/util/retry.py``
 OLD_FILE = b"--- "
 NEW_FILE = b"+++ "
+
+#: A file header read as text: the name up to a tab, then what follows the tab, a timestamp
+#: as ``diff -u`` writes it (``--- a/retry.py\t2010-08-18 20:13:31.628002255 -0500``); a
+#: name git quotes keeps its quotes (``+++ "b/caf\303\251.py"``); the name may be empty
+#: (``--- `` from ``difflib.unified_diff`` without file names).
+OLD_FILE_LINE = re.compile(r"^--- (?P<filename>[^\t\n]*)(?:\t(?P<timestamp>[^\n]+))?")
+NEW_FILE_LINE = re.compile(r"^\+\+\+ (?P<filename>[^\t\n]*)(?:\t(?P<timestamp>[^\n]+))?")
 
 #: A hunk header: ``@@ -235,7 +235,7 @@ class Retry(object):``
 HUNK_HEADER = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")

@@ -37,18 +37,26 @@ SETUP_PATCH = """Description: ship the data
 pytestmark = pytest.mark.usefixtures("private_cache")
 
 
-def _downstream(root: Path) -> Path:
-    write_files(
-        root / "tinypkg-1.0",
+def _sdist(root: Path, version: str) -> Path:
+    """The unpacked sdist of tinypkg ``version`` under ``root``."""
+    return write_files(
+        root / f"tinypkg-{version}",
         {
-            "PKG-INFO": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+            "PKG-INFO": f"Metadata-Version: 2.1\nName: tinypkg\nVersion: {version}\n",
             "setup.cfg": SETUP_CFG,
             "tinypkg/__init__.py": "",
             "tinypkg/core.py": CORE_OLD,
         },
     )
-    return write_files(
-        root / "down",
+
+
+@pytest.fixture
+def downstream(tmp_path: Path) -> tuple[Path, Path]:
+    """A Debian-style downstream cut against the sdist of tinypkg 1.0, and the wheel of
+    tinypkg 1.1 (which holds no setup.cfg)."""
+    _sdist(tmp_path, "1.0")
+    down = write_files(
+        tmp_path / "down",
         {
             "patchkeeper.toml": 'upstream = "tinypkg"\npin = "1.0"\n'
             'series = "debian/patches/series"\npristine = "../tinypkg-1.0"\n',
@@ -57,16 +65,19 @@ def _downstream(root: Path) -> Path:
             "debian/patches/setup-data.patch": SETUP_PATCH,
         },
     )
-
-
-def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
     wheel = pure_wheel(
         tmp_path,
         "tinypkg",
         {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
         version="1.1",
     )
+    return down, wheel
+
+
+def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(
+    cli, downstream: tuple[Path, Path], tmp_path: Path
+) -> None:
+    down, wheel = downstream
     run = cli("audit", "--to", str(wheel), "--json", cwd=down)
     warning = (
         "the new upstream is a wheel and the old pin's tree is not: 1 file the series changes "
@@ -81,27 +92,13 @@ def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(cli, tmp_path: 
         ("setup-data.patch", "target gone"),
     ]
     # the unpacked sdist of the same release: no warning
-    sdist = write_files(
-        tmp_path / "tinypkg-1.1",
-        {
-            "PKG-INFO": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.1\n",
-            "setup.cfg": SETUP_CFG,
-            "tinypkg/__init__.py": "",
-            "tinypkg/core.py": CORE_OLD,
-        },
-    )
+    sdist = _sdist(tmp_path, "1.1")
     run = cli("audit", "--to", str(sdist), cwd=down)
     assert (run.code, run.err) == (0, "")
 
 
-def test_a_port_to_such_a_wheel_is_warned_of_too(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
-    wheel = pure_wheel(
-        tmp_path,
-        "tinypkg",
-        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
-        version="1.1",
-    )
+def test_a_port_to_such_a_wheel_is_warned_of_too(cli, downstream: tuple[Path, Path]) -> None:
+    down, wheel = downstream
     run = cli("port", "--to", str(wheel), cwd=down)
     assert run.err.startswith(
         "patchkeeper: warning: the new upstream is a wheel and the old pin's tree is not: 1 "

@@ -408,6 +408,15 @@ SCENARIOS: dict[str, Scenario] = {
         b"@@ -1 +1 @@\n-preimage\n+postimage\n",
         expect=(0, 2, "git apply reads 'a/post\\timage.txt.orig', GNU patch 'a/post'"),
     ),
+    # a git creation whose '+++' name holds a tab before a timestamp, as GNU diff writes it
+    # (the 'diff --git' line quotes the tab): both refuse; patchkeeper names the file
+    "git-creation-tab-in-plus-name": Scenario(
+        {"g": b"x\n"},
+        b'diff --git "a/post\\timage.txt" "b/post\\timage.txt"\nnew file mode 100644\n'
+        b"--- /dev/null\n+++ b/post\timage.txt\t2010-08-18 20:13:31.628002255 -0500\n"
+        b"@@ -0,0 +1 @@\n+postimage\n",
+        expect=(128, 2, "the file name 'b/post\\timage.txt' holds a tab"),
+    ),
     # an unquoted tab in a 'diff --git' line (git quotes such names): both refuse
     "git-unquoted-tab-in-name": Scenario(
         {"g": b"x\n"},

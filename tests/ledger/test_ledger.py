@@ -163,6 +163,17 @@ def test_retire_unknown_name(downstream: Path, capsys) -> None:
     assert "patches/series: nope is not in the series" in capsys.readouterr().err
 
 
+def _retired_already(ledger: Path, row: str, name: str, at: str) -> str:
+    """The error of ``retire NAME`` for a ``name`` retired ``at`` a version already, whose
+    Retired table has ``row``: it names the row's line."""
+    line = ledger.read_text().splitlines().index(row) + 1
+    return (
+        f"patchkeeper: error: {ledger}:{line}: {name} is retired already (at {at}): the "
+        "ledger's Retired table has it\n"
+        "  hint: nothing to do; to bring it back, add it to the series again\n"
+    )
+
+
 def test_retire_twice_names_the_retired_row(downstream: Path, capsys) -> None:
     """A patch retired already is not "not in the series": the error names its row of the
     Retired table, and nothing is written."""
@@ -173,17 +184,27 @@ def test_retire_twice_names_the_retired_row(downstream: Path, capsys) -> None:
     ledger = downstream / "PATCHES.md"
     before = ledger.read_bytes(), (downstream / "patches" / "series").read_bytes()
     assert main(argv) == 2
-    line = (
-        ledger.read_text()
-        .splitlines()
-        .index("| extra-module | feature | adds pkg.extra | 1.1 | x |")
-    )
-    assert capsys.readouterr().err == (
-        f"patchkeeper: error: {ledger}:{line + 1}: extra-module.patch is retired already "
-        "(at 1.1): the ledger's Retired table has it\n"
-        "  hint: nothing to do; to bring it back, add it to the series again\n"
-    )
+    row = "| extra-module | feature | adds pkg.extra | 1.1 | x |"
+    assert capsys.readouterr().err == _retired_already(ledger, row, "extra-module.patch", "1.1")
     assert (ledger.read_bytes(), (downstream / "patches" / "series").read_bytes()) == before
+
+
+def test_retire_twice_reads_escaped_bars_in_the_retired_row(downstream: Path, capsys) -> None:
+    """A Retired row whose name and what hold ``\\|`` (as the ledger escapes a ``|``) is read
+    cell by cell at the unescaped bars: the name is found and the version is its own cell."""
+    ledger = downstream / "PATCHES.md"
+    ledger.write_text(
+        ledger.read_text() + "\n## Retired\n\n<!-- retired:begin -->\n"
+        "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
+        "| odd\\|name | fix | reads a \\| b | 1.1 | pkg #12 |\n"
+        "<!-- retired:end -->\n"
+    )
+    before = ledger.read_bytes()
+    argv = ["-C", str(downstream), "retire", "odd|name.patch", "--at", "2.0", "--why", "x"]
+    assert main(argv) == 2
+    row = "| odd\\|name | fix | reads a \\| b | 1.1 | pkg #12 |"
+    assert capsys.readouterr().err == _retired_already(ledger, row, "odd|name.patch", "1.1")
+    assert ledger.read_bytes() == before
 
 
 def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:

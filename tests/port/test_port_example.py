@@ -362,6 +362,35 @@ def test_port_from_defaults_to_the_configured_pristine_tree(cli, example: Exampl
     assert (data["source"], data["source_version"]) == (f"directory {example.old}", "1.0")
 
 
+def test_port_evidence_names_the_defaulted_from(cli, example: Example) -> None:
+    """A port without ``--from`` reads the configured pristine tree; its evidence names that
+    tree as ``--from``, as if it had been given, on the command line and from Python."""
+    from patchkeeper.commands.port import run
+    from patchkeeper.config import load_config
+    from patchkeeper.port.request import PortRequest
+    from patchkeeper.record import evidence_store
+
+    down = example.downstream
+    run_ = cli("port", "--to", str(example.new), "--save-evidence", cwd=down)
+    assert run_.code == 1
+    config = load_config(start=down)
+    stored = evidence_store.load(config, "port")
+    assert stored is not None
+    assert stored.argv == (
+        "port",
+        "--to",
+        str(example.new),
+        "--save-evidence",
+        "--from",
+        str(example.old),
+    )
+    assert cli("port", "--abort", cwd=down).code == 0
+    run(config, PortRequest(to=str(example.new)), save_evidence=True)
+    stored = evidence_store.load(config, "port")
+    assert stored is not None
+    assert stored.argv == ("port", "--to", str(example.new), "--from", str(example.old))
+
+
 def test_a_series_that_does_not_apply_to_its_old_pin_is_an_input_error(
     cli, example: Example
 ) -> None:

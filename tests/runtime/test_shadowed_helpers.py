@@ -23,7 +23,8 @@ BASE = """class Op:
         raise NotImplementedError
 """
 
-EMB_OLD = """from vllm.base import Op
+#: What both releases of ``vllm/emb.py`` define before ``Embedding``.
+HELPERS = """from vllm.base import Op
 
 
 def mask_the_input(x, start, end):
@@ -33,25 +34,22 @@ def mask_the_input(x, start, end):
 
 def scale_output(y):
     return y * 2
+"""
 
+EMB_OLD = (
+    HELPERS
+    + """
 
 class Embedding(Op):
     def forward(self, x):
         masked, mask = mask_the_input(x, self.start, self.end)
         return scale_output(masked)
 """
+)
 
-EMB_NEW = """from vllm.base import Op
-
-
-def mask_the_input(x, start, end):
-    mask = (x >= start) & (x < end)
-    return x * mask, ~mask
-
-
-def scale_output(y):
-    return y * 2
-
+EMB_NEW = (
+    HELPERS
+    + """
 
 class Embedding(Op):
     def forward_native(self, x):
@@ -61,6 +59,7 @@ class Embedding(Op):
     def forward_cpu(self, x):
         return scale_output(x)
 """
+)
 
 PATCH = """import torch
 from vllm.emb import Embedding
@@ -95,12 +94,15 @@ PLUGIN = {
 }
 
 
+def _vllm(emb: str) -> dict[str, str]:
+    """The files of an upstream release whose ``vllm/emb.py`` is ``emb``."""
+    return {"vllm/__init__.py": "", "vllm/base.py": BASE, "vllm/emb.py": emb}
+
+
 def test_equal_text_calling_the_plugins_own_helper_is_not_upstreams_code(
     plugin_trees: TreeWriter,
 ) -> None:
-    old = {"vllm/__init__.py": "", "vllm/base.py": BASE, "vllm/emb.py": EMB_OLD}
-    new = {"vllm/__init__.py": "", "vllm/base.py": BASE, "vllm/emb.py": EMB_NEW}
-    result = plugin_trees.write("kplug", PLUGIN, old, new).audit()
+    result = plugin_trees.write("kplug", PLUGIN, _vllm(EMB_OLD), _vllm(EMB_NEW)).audit()
     assert [(a.entry.target, a.drift.decision, a.drift.evidence[0]) for a in result.entries] == [
         (
             "vllm.emb.Embedding.forward_native",

@@ -183,3 +183,31 @@ def test_a_checkout_that_is_the_downstream_too(cli, tmp_path) -> None:
         "  changed outside the series: pyproject.toml differs from pristine",
         "not ok: 1 of 1 patches applied, 1 file drifted",
     ]
+
+
+def test_apply_on_a_directory_reads_no_pristine_reference(cli, example: Example) -> None:
+    """``apply`` on a directory needs only the series to apply at fuzz 0, so it reads no
+    pristine reference (docs/commands/series.md): a file changed outside the series is
+    patched as it stands, and ``verify``, which reads the configured ``pristine``, names it."""
+    target = example.target()
+    retry = target / "minihttp" / "retry.py"
+    retry.write_bytes(b"# a local edit\n" + retry.read_bytes())
+    run = cli("apply", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[0] == f"applied 7 patches on directory {target}: 4 files changed"
+    run = cli("verify", "--target", str(target), cwd=example.downstream)
+    assert run.code == 1
+    assert run.out.splitlines()[-2].startswith(
+        "  drift: retry.py differs from pristine once the series is undone (sha256 "
+    )
+    assert run.out.splitlines()[-1] == "not ok: 7 of 7 patches applied, 1 file drifted"
+
+
+@pytest.mark.usefixtures("pin_unfetchable")
+def test_apply_on_a_directory_needs_no_pin_to_be_fetched(cli, example: Example) -> None:
+    """No pristine configured and the pin not to be had: ``apply`` on a directory still
+    applies (it would otherwise download the pin on every run), and writes no warning."""
+    target = example.target()
+    run = cli("apply", "--target", str(target), cwd=example.downstream)
+    assert (run.code, run.err) == (0, "")
+    assert run.out == f"applied 7 patches on directory {target}: 4 files changed\n"

@@ -41,7 +41,11 @@ def __getattr__(name: str) -> click.Command:
     @json_option
     @click.pass_context
     def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
-        """Apply the whole series to the target, atomically, at fuzz 0."""
+        """Apply the whole series to the target, atomically, at fuzz 0.
+
+        A directory target is compared with no pristine tree (run verify for drift first);
+        an installed one is checked against its RECORD.
+        """
         emit(run(config_of(ctx), request_from(ctx, TargetChoice)), as_json)
 
     globals()["command"] = command

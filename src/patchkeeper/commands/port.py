@@ -22,7 +22,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
-from patchkeeper.commands.common import command_line
+from patchkeeper.commands.common import command_line, recorded_argv
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -37,6 +37,7 @@ from patchkeeper.commands.options import (
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.port.context import port_base
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
@@ -52,7 +53,9 @@ def run(
 ) -> PortResult:
     """``port`` (``request.action == "port"``), ``port --continue`` or ``port --abort``; the
     result of a port or a ``--continue`` is kept in the evidence store, with ``argv`` (the
-    command line; default: the one that asks for ``request``).
+    command line; default: the one that asks for ``request``), to which a port started
+    without ``--from`` adds ``--from`` and the configured pin it read
+    (:func:`patchkeeper.port.context.port_base`).
 
     Raises: as :func:`patchkeeper.port.session.port_series`.
     """
@@ -60,9 +63,11 @@ def run(
     if request.action == "abort":
         return result
     options = request_options(command, request, resume=request.action == "continue")
-    evidence_store.keep(
-        config, "port", result, command_line(["port"], options, argv), save_evidence
-    )
+    line = command_line(["port"], options, argv)
+    if request.action == "port":
+        # --from defaulted to the configured pin: the evidence names the tree the port read
+        line = recorded_argv(line, request.source, port_base(config, request.source))
+    evidence_store.keep(config, "port", result, line, save_evidence)
     return result
 
 

@@ -24,7 +24,7 @@ from patchkeeper.errors import GitError
 from patchkeeper.ledger.entries import overlay_files
 from patchkeeper.ledger.export import split_message, topic_pattern
 from patchkeeper.ledger.settings import ledger_settings, pin_commit, topic_checkout
-from patchkeeper.ledger.table import row_name, section_body
+from patchkeeper.ledger.table import row_name, section_body, table_rows
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.series.parse import load_patches, parse_series
 from patchkeeper.upstream import gitops
@@ -70,12 +70,9 @@ class CheckBranchResult:
         return 1 if self.differences else 0
 
 
-def _unescape(cell: str) -> str:
-    return cell.strip().replace("\\|", "|")
-
-
 def ledger_names(text: str, begin: str, end: str, path: Path | None = None) -> list[str]:
-    """The first cells of the table rows between the markers (header and rule skipped).
+    """The first cells of the table rows between the markers (:func:`table_rows`: header
+    and rule skipped, ``\\|`` read as ``|``).
 
     Raises:
         PatchFormatError: the markers of ``path`` are not one pair.
@@ -84,13 +81,7 @@ def ledger_names(text: str, begin: str, end: str, path: Path | None = None) -> l
     ...              "<!-- b", "<!-- e")
     ['a']
     """
-    body = section_body(text, begin, end, path) or ""
-    rows = [line for line in body.splitlines() if line.strip().startswith("|")]
-    names = []
-    for line in rows[2:]:
-        cells = line.strip()[1:].split(" | ")
-        names.append(_unescape(cells[0].rstrip("|")))
-    return names
+    return [row.name for row in table_rows(text, begin, end, path) or ()]
 
 
 def branch_topics(

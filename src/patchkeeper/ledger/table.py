@@ -304,6 +304,62 @@ def section_body(text: str, begin: str, end: str, path: Path | None = None) -> s
     return "".join(text.splitlines(keepends=True)[first + 1 : last])
 
 
+#: A cell boundary of a table row: a ``|`` that no backslash escapes (:func:`escape_cell`).
+_CELL_BOUNDARY = re.compile(r"(?<!\\)\|")
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One body row of a Markdown table in the ledger file, as :func:`table_rows` reads it.
+
+    Attributes:
+        cells: every cell, stripped, with ``\\|`` read as ``|`` (the reverse of
+            :func:`escape_cell`); the first is the row's name.
+        line_no: the row's line in the file (1-based), for messages that point at it.
+    """
+
+    cells: tuple[str, ...]
+    line_no: int
+
+    @property
+    def name(self) -> str:
+        """The first cell: the patch's (or entry's) name."""
+        return self.cells[0]
+
+
+def table_rows(text: str, begin: str, end: str, path: Path | None = None) -> list[TableRow] | None:
+    """The body rows of the table between the ``begin`` and ``end`` marker lines (its title
+    row and ``|---|`` rule skipped; lines that are no table row passed over), or ``None``
+    when the markers are absent. Cells split at every ``|`` no backslash escapes, so a name
+    or value written with ``\\|`` stays one cell.
+
+    >>> rows = table_rows(
+    ...     "<!-- b -->\\n| patch | kind |\\n|---|---|\\n| a \\\\| b | fix |\\n<!-- e -->\\n",
+    ...     "<!-- b",
+    ...     "<!-- e",
+    ... )
+    >>> [(row.name, row.cells, row.line_no) for row in rows or []]
+    [('a | b', ('a | b', 'fix'), 4)]
+
+    Raises:
+        PatchFormatError: the markers of ``path`` are not one pair (:func:`marker_lines`).
+    """
+    found = marker_lines(text, begin, end, path)
+    if found is None:
+        return None
+    first, last = found
+    rows = []
+    for number, line in enumerate(text.splitlines()[first + 1 : last], first + 2):
+        if not line.strip().startswith("|"):
+            continue
+        parts = _CELL_BOUNDARY.split(line.strip())[1:]
+        if parts and not parts[-1].strip():
+            parts.pop()  # the closing "|"
+        cells = tuple(part.strip().replace("\\|", "|") for part in parts)
+        rows.append(TableRow(cells or ("",), number))
+    return rows[2:]
+
+
 def unified_diff(before: str, after: str, path: Path) -> str:
     """A unified diff between two versions of ``path`` (``a/``, ``b/`` labels)."""
     return "".join(
@@ -569,21 +625,18 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
     """
     try:
         text = settings.file.read_bytes().decode(ENCODING, ERRORS)
-        found = marker_lines(text, settings.retired_begin, settings.retired_end, settings.file)
+        rows = table_rows(text, settings.retired_begin, settings.retired_end, settings.file)
     except (OSError, PatchFormatError):
         return  # no readable Retired table: the series' own error says enough
-    if found is None:
-        return
-    first, last = found
     wanted = {name, row_name(name)}
-    for number, line in enumerate(text.splitlines()[first + 1 : last], first + 2):
-        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-        if len(cells) > 1 + RETIRED_COLUMNS.index("retired at") and cells[0] in wanted:
-            at = cells[1 + RETIRED_COLUMNS.index("retired at")]
+    at_cell = 1 + RETIRED_COLUMNS.index("retired at")
+    for row in rows or ():
+        if len(row.cells) > at_cell and row.name in wanted:
             raise PatchkeeperError(
-                f"{name} is retired already (at {at}): the ledger's Retired table has it",
+                f"{name} is retired already (at {row.cells[at_cell]}): the ledger's Retired "
+                "table has it",
                 path=settings.file,
-                line=number,
+                line=row.line_no,
                 hint="nothing to do; to bring it back, add it to the series again",
             )
 

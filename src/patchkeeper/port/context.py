@@ -99,6 +99,14 @@ def stable_spec(spec: str) -> str:
     return str(Path(given).resolve())
 
 
+def port_base(config: Config, source: str | None) -> str:
+    """The release a port (or an upgrade) carries the series from, as a stable spec
+    (:func:`stable_spec`): ``source`` (``--from``) when given, else the configured pin
+    (:func:`configured_pin`). The port reads this tree, and its evidence names it as the
+    ``--from`` the command ran with, given or not."""
+    return stable_spec(source or configured_pin(config))
+
+
 def same_release(one: str | None, other: str | None) -> bool:
     """Whether two versions are known and the same release (as versions: ``3.1`` is
     ``3.1.0``; two strings that are no version are compared as written).

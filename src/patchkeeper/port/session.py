@@ -21,8 +21,8 @@ from patchkeeper.port.context import (
     PortContext,
     build_context,
     check_a_newer_release,
-    configured_pin,
     default_output,
+    port_base,
     stable_spec,
 )
 from patchkeeper.port.finish import DONE, LEDGER_REWRITTEN, STOPPED, finish, todo_items
@@ -296,7 +296,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
         check_ledger_markers(config)
     state = PortState(
         series=str(config.series),
-        old=stable_spec(source or configured_pin(config)),
+        old=port_base(config, source),
         new=stable_spec(to),
         in_place=in_place,
         retire=retire,

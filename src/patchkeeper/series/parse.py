@@ -423,7 +423,21 @@ def strip_path(name: str, strip: int, *, path: Path, line: int) -> str | None:
 
 
 class _LineFeed:
-    """Feeds decoded lines to unidiff and remembers the last line number handed out."""
+    """Feeds decoded lines to unidiff and remembers the last line number handed out.
+
+    unidiff checks a ``+++`` line after a ``diff --git`` line against its own split of that
+    line, at its last `` b/`` (or, without prefixes, its last space), which is not git's
+    where a name holds one (``a/x b/y.py``): it then took the ``+++`` line for a header
+    without ``---`` and refused a patch git applies. So a ``+++`` line of a git diff header
+    that names its two files (:data:`~patchkeeper.constants.DIFF_GIT_NAMES`) reaches unidiff
+    as a line of the header's information (:data:`GIT_NAME_LINE` before it), which it keeps
+    and does not read; the names of a git diff are read from the patch's own lines, by
+    git's rules (:func:`_git_file_lines`, :func:`_git_names`, :func:`_check_git_names`).
+    """
+
+    #: What a git diff header's ``+++`` line is fed to unidiff behind (a line no diff
+    #: syntax starts with, which :func:`_extended_headers` does not read either).
+    GIT_NAME_LINE = "# "
 
     def __init__(self, lines: list[bytes], offset: int) -> None:
         self.lines = lines
@@ -431,34 +445,16 @@ class _LineFeed:
         self.last = offset
 
     def __iter__(self) -> Iterator[str]:
-        from unidiff.constants import (
-            RE_DIFF_GIT_HEADER,
-            RE_DIFF_GIT_HEADER_NO_PREFIX,
-            RE_DIFF_GIT_HEADER_URI_LIKE,
-            RE_TARGET_FILENAME,
-        )
-
-        target: str | None = None  # unidiff's reading of the current 'diff --git' line
+        in_git_header = False  # after a 'diff --git' line naming two files, before a hunk
         for index, line in enumerate(self.lines, self.offset + 1):
             self.last = index
             text = line.decode(_ENCODING, _ERRORS)
             if line.startswith(C.DIFF_GIT):
-                match = (
-                    RE_DIFF_GIT_HEADER.match(text)
-                    or RE_DIFF_GIT_HEADER_URI_LIKE.match(text)
-                    or RE_DIFF_GIT_HEADER_NO_PREFIX.match(text)
-                )
-                target = match.group("target") if match else None
+                in_git_header = C.DIFF_GIT_NAMES.match(text) is not None
             elif line.startswith(b"@@"):
-                target = None
-            elif target is not None and line.startswith(C.NEW_FILE):
-                # unidiff splits the 'diff --git' line at its last " b/", inside a name
-                # that holds one ("a/x b/y.py"), and then takes the '+++' line for a
-                # header without '---'. It is fed its own reading here; the names are
-                # read from the patch's lines (_git_file_lines).
-                named = RE_TARGET_FILENAME.match(text)
-                if named and named.group("filename") not in (target, C.DEV_NULL):
-                    text = text.replace(named.group("filename"), target, 1)
+                in_git_header = False
+            elif in_git_header and line.startswith(C.NEW_FILE):
+                text = self.GIT_NAME_LINE + text
             yield text
 
 
@@ -681,6 +677,8 @@ def _convert_file(
         source, source_stamp, target, target_stamp = _git_file_lines(
             lines, first_line, (source, source_stamp, target, target_stamp)
         )
+        # unidiff is not fed the '+++' line of a git header (_LineFeed): its tab is seen here
+        _refuse_tab_in_name(target, target_stamp, path, first_line)
     elif lines[first_line - 1].startswith(C.DIFF_GIT):
         # No '---'/'+++' lines (a mode change, an empty file created or deleted): the names
         # are the 'diff --git' line's, split where both name the same file, as git does;
@@ -887,14 +885,12 @@ def _git_file_lines(
     """``names`` (old name, its stamp, new name, its stamp) with each side that the git file
     diff starting at ``first_line`` (1-based) has a ``---``/``+++`` line for read from that
     line, a ``/dev/null`` side (a created or deleted file) left as unidiff read it."""
-    from unidiff.constants import RE_SOURCE_FILENAME, RE_TARGET_FILENAME
-
     out = list(names)
     index = first_line
     while index < len(lines) and not lines[index].startswith((b"@@", C.DIFF_OTHER)):
         for marker, pattern, side in (
-            (C.OLD_FILE, RE_SOURCE_FILENAME, 0),
-            (C.NEW_FILE, RE_TARGET_FILENAME, 2),
+            (C.OLD_FILE, C.OLD_FILE_LINE, 0),
+            (C.NEW_FILE, C.NEW_FILE_LINE, 2),
         ):
             if not lines[index].startswith(marker):
                 continue

@@ -767,6 +767,34 @@ def _holds_target(
     return True
 
 
+def _forward_replay(
+    ws: Workspace,
+    patches: Sequence[Patch],
+    pristine: Pristine,
+    paths: Sequence[str],
+    mode_paths: frozenset[str],
+) -> tuple[list[PatchOutcome], list[bool]]:
+    """Apply ``patches`` forward, in order, to the pristine content of ``paths`` (the files
+    they touch, or more), as ``apply`` places their hunks.
+
+    Returns:
+        ``(outcomes, holds)``: the outcomes of the patches applied, in order, up to the first
+        that does not apply (every one's when each applies); ``holds[k]`` tells whether,
+        after the first ``k`` of them (``holds[0]``: none), the files hold the target's bytes
+        (:func:`_holds_target`), so ``len(holds) == len(outcomes) + 1``.
+    """
+    trial = _from_pristine(ws, pristine, paths)
+    holds = [_holds_target(trial, ws, paths, mode_paths)]
+    outcomes: list[PatchOutcome] = []
+    for patch in patches:
+        outcome = apply_patch(trial, patch)
+        if not outcome.ok:
+            break
+        outcomes.append(outcome)
+        holds.append(_holds_target(trial, ws, paths, mode_paths))
+    return outcomes, holds
+
+
 def _applied_prefix(
     ws: Workspace,
     patches: Sequence[Patch],
@@ -775,8 +803,8 @@ def _applied_prefix(
     mode_paths: frozenset[str],
 ) -> list[PatchOutcome] | None:
     """The run of ``patches`` from the first (none, one, two...) that, applied forward in
-    order to the pristine content of ``paths``, leaves the target's bytes there
-    (:func:`_holds_target`): its outcomes; ``None`` when no run does.
+    order to the pristine content of ``paths`` (:func:`_forward_replay`), leaves the target's
+    bytes there: its outcomes; ``None`` when no run does.
 
     None of them, when the target's files are the pristine ones and every patch applies to
     them: a tree the series was never applied to (a later patch that takes back what an
@@ -785,18 +813,11 @@ def _applied_prefix(
     in conflict). Else the longest run: a patch that changes no byte where it applies (it
     takes a line out and puts it back) is applied as much as not.
     """
-    trial = _from_pristine(ws, pristine, paths)
-    untouched = _holds_target(trial, ws, paths, mode_paths)
-    outcomes: list[PatchOutcome] = []
-    matched: list[PatchOutcome] | None = None
-    for patch in patches:
-        outcome = apply_patch(trial, patch)
-        if not outcome.ok:
-            return None if untouched else matched
-        outcomes.append(outcome)
-        if not untouched and _holds_target(trial, ws, paths, mode_paths):
-            matched = list(outcomes)
-    return [] if untouched else matched
+    outcomes, holds = _forward_replay(ws, patches, pristine, paths, mode_paths)
+    if holds[0]:
+        return [] if len(outcomes) == len(patches) else None
+    runs = [count for count in range(1, len(holds)) if holds[count]]
+    return outcomes[: runs[-1]] if runs else None
 
 
 def _not_applied_on(ws: Workspace, patch: Patch) -> PatchState:
@@ -819,17 +840,11 @@ def _replay(
     paths: Sequence[str],
     mode_paths: frozenset[str],
 ) -> list[PatchOutcome] | None:
-    """Apply ``patches`` forward, in order, to the pristine content of ``paths`` (the files
-    they touch, or more); their outcomes when each applies and the files then hold the
-    target's bytes (:func:`_holds_target`), else ``None``."""
-    trial = _from_pristine(ws, pristine, paths)
-    outcomes = []
-    for patch in patches:
-        outcome = apply_patch(trial, patch)
-        if not outcome.ok:
-            return None
-        outcomes.append(outcome)
-    return outcomes if _holds_target(trial, ws, paths, mode_paths) else None
+    """Apply ``patches`` forward, in order, to the pristine content of ``paths``
+    (:func:`_forward_replay`); their outcomes when each applies and the files then hold the
+    target's bytes, else ``None``."""
+    outcomes, holds = _forward_replay(ws, patches, pristine, paths, mode_paths)
+    return outcomes if len(outcomes) == len(patches) and holds[-1] else None
 
 
 def _settle_pristine(

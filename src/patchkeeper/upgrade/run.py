@@ -42,9 +42,9 @@ from patchkeeper.errors import (
 from patchkeeper.ledger.table import check_ledger_markers
 from patchkeeper.port.context import (
     check_a_newer_release,
-    configured_pin,
     directory_version,
     old_tree,
+    port_base,
     refuse_an_older_release,
     stable_spec,
 )
@@ -216,7 +216,7 @@ def _upgrade(
     check_inside(config, series, runtime)
     from patchkeeper.runtime.syntax.gates import release_version
 
-    state = UpgradeState(to=stable_spec(to), source=stable_spec(source or configured_pin(config)))
+    state = UpgradeState(to=stable_spec(to), source=port_base(config, source))
     state.target_version = release_version(to, Path(state.to)) or None
     if series and state.target_version is None:
         refuse_unversioned(Path(state.to))
