@@ -54,16 +54,19 @@ def _inserted_run(hunk: Hunk, language: str) -> tuple[bytes, ...] | None:
     return tuple(text for text in (normalize(line) for line in added) if text)
 
 
-def _starts(lines: Sequence[bytes], run: tuple[bytes, ...]) -> list[int]:
-    """The 1-based lines of ``lines`` where ``run`` (normalized non-blank lines) stands whole,
-    blank lines between its lines skipped."""
-    kept = [(number, text) for number, line in enumerate(lines, 1) if (text := normalize(line))]
-    texts = [text for _, text in kept]
+def _kept(lines: Sequence[bytes]) -> list[tuple[int, bytes]]:
+    """Each non-blank line of ``lines`` normalized, with its 1-based line number."""
+    return [(number, text) for number, line in enumerate(lines, 1) if (text := normalize(line))]
+
+
+def _starts(kept: Sequence[tuple[int, bytes]], run: tuple[bytes, ...]) -> list[int]:
+    """The 1-based lines where ``run`` (normalized non-blank lines) stands whole in a file
+    read by :func:`_kept`, blank lines between its lines skipped."""
     size = len(run)
     return [
         kept[i][0]
-        for i in range(len(texts) - size + 1)
-        if texts[i] == run[0] and tuple(texts[i : i + size]) == run
+        for i in range(len(kept) - size + 1)
+        if kept[i][1] == run[0] and tuple(text for _, text in kept[i : i + size]) == run
     ]
 
 
@@ -81,6 +84,12 @@ def added_elsewhere(
     """
     if pin is None or not patch.files:
         return None
+    if any(
+        _inserted_run(hunk, language_of(diff.path)) is None
+        for diff in patch.files
+        for hunk in diff.hunks
+    ):
+        return None
     refs = [_Ref(diff.path, hunk.index, hunk.header) for diff in patch.files for hunk in diff.hunks]
     found: list[str] = []
     for diff, state in files_before_diffs(before, patch.files):
@@ -90,12 +99,12 @@ def added_elsewhere(
         if pin_state is None:
             return None
         language = language_of(diff.path)
+        here, there = _kept(state.lines), _kept(pin_state.lines)
         for hunk in diff.hunks:
             run = _inserted_run(hunk, language)
-            if run is None:
-                return None
-            starts = _starts(state.lines, run)
-            if len(starts) <= len(_starts(pin_state.lines, run)):
+            assert run is not None  # every hunk has one: checked above
+            starts = _starts(here, run)
+            if len(starts) <= len(_starts(there, run)):
                 return None
             ref = hunk_ref(_Ref(diff.path, hunk.index, hunk.header), refs)
             found.append(f"{ref} at line {starts[0]}")
