@@ -121,3 +121,36 @@ def test_a_conflict_whose_described_issue_the_changelog_names_is_a_look(
     [verdict] = judge(tmp_path / "b", new, [("fixes_for_new_python.diff", CHERRY_PICK)], old)
     assert (verdict.verdict, verdict.action, verdict.mentions) == ("conflict", "carry", ())
     assert verdict.rule == "refresh"
+
+
+# the same fix, its description without a closing word: only the file name says which
+# pull request it is
+PULL_REQUEST = CHERRY_PICK.replace("Fixes #1537\n\n", "")
+
+
+def test_a_file_named_after_a_pull_request_names_its_number() -> None:
+    def refs(name: str) -> list[tuple[str, str]]:
+        return [(r.value, r.source) for r in references(_parsed(PULL_REQUEST, name))]
+
+    assert refs("PR1537.patch") == [("1537", "file name")]
+    assert refs("debian/pr-1537-unclosed-tag.patch") == [("1537", "file name")]
+    assert refs("pull_1537.diff") == [("1537", "file name")]
+    # "pr" inside a word, or one digit, names no pull request
+    assert refs("0002-spr1537-fix.patch") == []
+    assert refs("pr2.patch") == []
+    assert refs("unclosed-tag.patch") == []
+
+
+def test_a_conflict_whose_pull_request_the_changelog_names_is_a_look(tmp_path: Path) -> None:
+    new = {"pkg/parser.py": PARSER_NEW, "CHANGES.rst": CHANGES_NEW}
+    old = {"pkg/parser.py": PARSER_OLD, "CHANGES.rst": CHANGES_OLD}
+    [verdict] = judge(tmp_path, new, [("PR1537.patch", PULL_REQUEST)], old)
+    assert (verdict.verdict, verdict.action, verdict.rule) == (
+        "conflict",
+        "look",
+        "changelog-mention",
+    )
+    assert [(m.reference, m.path, m.line) for m in verdict.mentions] == [("1537", "CHANGES.rst", 7)]
+    # named otherwise, nothing says upstream has it: git's merge places the hunk
+    [verdict] = judge(tmp_path / "b", new, [("unclosed-tag.patch", PULL_REQUEST)], old)
+    assert (verdict.verdict, verdict.action, verdict.rule) == ("conflict", "carry", "refresh")

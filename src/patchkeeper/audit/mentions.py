@@ -3,10 +3,10 @@
 A backport usually says what it backports: a CVE id, an upstream bug or pull-request number, in
 DEP-3's ``Origin``, ``Bug``/``Bug-<Vendor>``, ``Applied-Upstream``, the ledger schema's
 ``Upstream``, the subject or the file name (``0016-CVE-2024-39614.patch``, ``Fixed #32690 --
-...``). Upstream's changelog names the same id when the release carries the fix. A mention
-counts only when it is new: the same id in the old release's changelog is about an earlier
-release (a CVE fixed twice, a bug number reused in a list of older releases), so it is no
-evidence.
+...``, ``PR46.patch``: a pull request by its number). Upstream's changelog names the same
+id when the release carries the fix. A mention counts only when it is new: the same id in
+the old release's changelog is about an earlier release (a CVE fixed twice, a bug number
+reused in a list of older releases), so it is no evidence.
 
 References are read by patterns that hold across trackers: ``CVE-YYYY-NNNN``; ``#NUMBER``,
 ``gh-NUMBER``, ``bpo-NUMBER``; ``/issues/NUMBER``, ``/pull/NUMBER``, ``/pulls/NUMBER``,
@@ -38,6 +38,10 @@ _NUMBER = re.compile(
     r"show_bug\.cgi\?id=|\bFixed-|\bRefs-)(\d{2,7})\b",
     re.IGNORECASE,
 )
+#: A file name that names an upstream pull request by its number: ``PR46.patch``,
+#: ``pr-1234-fix.patch``, ``pull-88.diff`` (read in the file name only: in prose "PR" may
+#: be anything).
+_FILE_PULL = re.compile(r"(?<![A-Za-z])(?:pr|pull)-?(\d{2,7})(?!\d)", re.IGNORECASE)
 _VENDOR_HOSTS = re.compile(r"bugs\.debian\.org|launchpad\.net|bugzilla\.redhat|bugs\.gentoo")
 #: A closing keyword and the issue it closes, in the free-form description: ``Fixes #1537``
 #: (no colon after the keyword: ``Closes: #N`` is Debian's bug tracker).
@@ -108,7 +112,10 @@ def references(patch: Patch) -> tuple[Reference, ...]:
     for field in headers.fields:
         if field.key.startswith("bug-") and field.key != "bug-debian":
             _scan(field.value, field.name, found)
-    _scan(patch.name.replace("_", "-"), "file name", found)
+    name = patch.name.replace("_", "-")
+    _scan(name, "file name", found)
+    for match in _FILE_PULL.finditer(name.rsplit("/", 1)[-1]):
+        found.setdefault(match.group(1), Reference("number", match.group(1), "file name"))
     for line in description_lines(patch.preamble):
         for match in _CLOSING.finditer(line):
             _scan(match.group(1), "description", found)

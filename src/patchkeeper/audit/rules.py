@@ -20,6 +20,7 @@ class Rule(WordEnum):
     # the patch as it is
     APPLIES = "applies"  # applies at fuzz 0: clean or offset
     APPLIES_TWICE = "applies-twice"  # applies only by adding its lines a second time
+    ADDED_ELSEWHERE = "added-elsewhere"  # the file already has the block it inserts
     REVERSE_APPLIES = "reverse-applies"  # the new release has its post-image
     HUNKS_PRESENT = "hunks-present"  # every hunk (of its deciding files) is there
     REQUIREMENT = "requirement"  # every such hunk is there by what the requirements admit

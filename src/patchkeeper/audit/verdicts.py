@@ -38,6 +38,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from patchkeeper.audit.added_elsewhere import added_elsewhere
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
 from patchkeeper.audit.dropped_modules import gone_imports, import_swaps, respelled_only
 from patchkeeper.audit.gone_files import (
@@ -841,14 +842,17 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
     )
 
 
-def _judge_reapplied(ws: Workspace, patch: Patch, ctx: _Context, why: str) -> PatchVerdict:
-    """An *upstreamed* verdict for a patch that applies only by adding its lines a second
-    time (:func:`patchkeeper.audit.reapplied.already_applied`); ``ws`` is as before it."""
+def _judge_reapplied(
+    ws: Workspace, patch: Patch, ctx: _Context, why: str, rule: Rule = Rule.APPLIES_TWICE
+) -> PatchVerdict:
+    """An *upstreamed* verdict, decided by ``rule``, for a patch that applies only by adding
+    its lines a second time (:func:`patchkeeper.audit.reapplied.already_applied`,
+    :func:`patchkeeper.audit.added_elsewhere.added_elsewhere`); ``ws`` is as before it."""
     kind = primary_kind([d.path for d in patch.files])
     statuses = hunk_statuses(ws, patch, search=ctx.search, pin=ctx.pin)
     shares = file_shares(ws, patch, ctx.search, ctx.pin)
     why += _kind_text(kind)
-    return _upstreamed(patch, why, statuses, shares, kind=kind, rule=Rule.APPLIES_TWICE)
+    return _upstreamed(patch, why, statuses, shares, kind=kind, rule=rule)
 
 
 def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context) -> PatchVerdict:
@@ -878,10 +882,13 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     outcome = apply_patch(ws, patch)
     if outcome.ok:
         again = already_applied(before, outcome)
-        if again is None and not _doubles_imports(before, patch, ctx):
+        elsewhere = None if again else added_elsewhere(before, patch, ctx.pin)
+        if again is None and elsewhere is None and not _doubles_imports(before, patch, ctx):
             return _judge_applied(patch, outcome)
         for path, state in before.items():
             ws.set(path, state)
+        if elsewhere is not None:
+            return _judge_reapplied(ws, patch, ctx, elsewhere, Rule.ADDED_ELSEWHERE)
         if again is None:
             # a hunk would import a second time what upstream now imports elsewhere:
             # judged hunk by hunk, that hunk is already there
