@@ -34,7 +34,11 @@ first rule that applies decides):
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
    the new upstream target calls a helper of the plugin's that the replacement calls, which
    the target's module now defines and the old one did not have (upstream took the change
-   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**; but every rule that
+   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**; a patch said to be
+   a backport (its file's header, or the comment above the replacement) one of whose
+   statements the new upstream definition runs and the old one did not (for a registry key,
+   the function each release registers under it: the backported change landed,
+   :mod:`patchkeeper.runtime.judge.backport_landed`) -> **remove**; but every rule that
    concludes upstream took the change in (here, in 3 and in 4) says **look** when the
    entry's file imports, unconditionally, an upstream module the old release lacks: the
    patch was written for a newer release than the old upstream
@@ -154,6 +158,7 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.adopted_helpers import adopted_helper
+from patchkeeper.runtime.judge.backport_landed import backport_landed, registered_function
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
@@ -272,6 +277,9 @@ class Case:
             new one has (:func:`patchkeeper.runtime.judge.newer_imports.newer_imports`): the
             patch was written for a newer release than the old upstream, and a rule that
             concludes upstream took its change in says **look** instead.
+        introduction: the comment lines right above the replacement in its file
+            (:func:`patchkeeper.runtime.judge.backport_landed.introduction`), read for a
+            backport note; ``""`` when the file says nothing of a backport.
     """
 
     entry: PatchEntry
@@ -287,6 +295,7 @@ class Case:
     gated: Gated = None
     registered: Registered = (None, None)
     newer: tuple[str, ...] = ()
+    introduction: str = ""
 
 
 def judge(case: Case) -> Drift:
@@ -325,8 +334,9 @@ def judge_pending(case: Case) -> Drift | Pending:
 @dataclass(frozen=True)
 class TookIn:
     """A *remove* of a rule that concludes upstream took the patch's change in (rules 2 to
-    4 of the module docstring: a feature, an attribute, a signature or a helper of the
-    patch's that the new upstream has now, or a backport's target new upstream), before
+    4 of the module docstring: a feature, an attribute, a signature, a helper or a
+    backported statement of the patch's that the new upstream has now, or a backport's
+    target new upstream), before
     :func:`_finalised` reads whether the patch was written for a newer release."""
 
     drift: Drift
@@ -416,6 +426,9 @@ def _judged(case: Case) -> Drift | Pending | TookIn:
         adopted = adopted_helper(entry, drift, (old_code, new_code, mine), (old, new), trees)
         if adopted is not None:
             return TookIn(adopted)
+    backported = _backport(case)
+    if backported is not None:
+        return TookIn(backported)
     if drift.decision == REMOVE and entry.key is not None:
         kept = registry_key_decision(entry, old.location, old_code, new_code, case.registered)
         if kept:
@@ -458,6 +471,20 @@ def _judged(case: Case) -> Drift | Pending | TookIn:
         # new extension point is consulted through it, nothing of it is replaced
         return otherwise
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
+
+
+def _backport(case: Case) -> Drift | None:
+    """The *remove* of :func:`~patchkeeper.runtime.judge.backport_landed.backport_landed`
+    for ``case``: the target's definitions compared, or for a registry key the functions
+    each release registers under it; ``None`` when it does not apply."""
+    old_code, new_code, mine = case.spans
+    where = case.new.location
+    if case.entry.key is not None:
+        old_code = registered_function(case.trees[0], case.registered[0])
+        new_code = registered_function(case.trees[1], case.registered[1])
+        where = new_code.name if new_code is not None else ""
+    notes = (case.header, case.introduction)
+    return backport_landed(case.drift, (old_code, new_code, mine), notes, where)
 
 
 def _arrived(
