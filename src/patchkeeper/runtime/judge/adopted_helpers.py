@@ -19,7 +19,12 @@ Every fact is needed:
   things;
 - the new upstream target calls the name and the old one did not;
 - the new upstream module defines the name as a function and the old module had no such
-  name (defined or imported).
+  name (defined or imported). The old module is the one holding the class the target
+  names as well as the one defining the method reached: a method the class inherited at the
+  old release (``forward_native`` of ``CustomOp``, defined in ``vllm.model_executor.
+  custom_op``) is read in the base's module, but a helper the class's own module already
+  had (``get_masked_input_and_mask`` beside ``VocabParallelEmbedding``) is not new upstream:
+  the plugin followed upstream there.
 
 Upstream's helper need not be the plugin's line for line (it is upstream's version of
 the change): the rule reads that the change moved into upstream, not that the code is
@@ -32,7 +37,7 @@ import ast
 import builtins
 
 from patchkeeper.runtime.judge.drift import REMOVE, Code, Drift, with_decision
-from patchkeeper.runtime.lookup.resolve import Resolution
+from patchkeeper.runtime.lookup.resolve import FOUND, Resolution, resolve
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.astwalk import calls
@@ -79,34 +84,50 @@ def own_helpers(mine: Code) -> frozenset[str]:
 
 
 def new_in_module(
-    name: str, modules: tuple[str, str], trees: tuple[UpstreamTree, UpstreamTree]
+    name: str, modules: tuple[tuple[str, ...], str], trees: tuple[UpstreamTree, UpstreamTree]
 ) -> bool:
     """Whether the new module (``modules[1]`` in ``trees[1]``) defines ``name`` as a
-    module-level function and the old module (``modules[0]`` in ``trees[0]``) had no such
-    name, defined or imported."""
+    module-level function and none of the old modules (``modules[0]`` in ``trees[0]``) had
+    such a name, defined or imported."""
     new_summary = trees[1].summary(modules[1])
     if new_summary is None:
         return False
     found = new_summary.definitions.get(name)
     if found is None or found.kind != "function":
         return False
-    old_summary = trees[0].summary(modules[0])
-    if old_summary is None:
-        return True
-    return name not in old_summary.definitions and name not in old_summary.imports
+    for module in modules[0]:
+        old_summary = trees[0].summary(module)
+        if old_summary is not None and (
+            name in old_summary.definitions or name in old_summary.imports
+        ):
+            return False
+    return True
+
+
+def old_modules(target: str, old: Resolution, tree: UpstreamTree) -> tuple[str, ...]:
+    """The old release's modules of ``target`` (``old``: its resolution in the old ``tree``):
+    the module defining what was reached, and, when that is a method the class inherits
+    (``old.via`` has an ``inherits from`` step), first the module of the class the target
+    names."""
+    if not any(" inherits from " in step for step in old.via):
+        return (old.module,)
+    owner = resolve(tree, target.rsplit(".", 1)[0])
+    if owner.status != FOUND or owner.partial:
+        return (old.module,)
+    return tuple(dict.fromkeys((owner.module, old.module)))
 
 
 def adopted_helpers(
     mine: Code,
     spans: tuple[Code, Code],
-    modules: tuple[str, str],
+    modules: tuple[tuple[str, ...], str],
     trees: tuple[UpstreamTree, UpstreamTree],
 ) -> tuple[str, ...]:
     """The plugin's helpers (:func:`own_helpers` of the replacement ``mine``) that the new
     upstream target (``spans[1]``) calls and the old one (``spans[0]``) did not, defined
-    new in the target's module (:func:`new_in_module`; ``modules``: the target's module in
-    the old and the new tree), sorted; empty when there is none (see the module
-    docstring)."""
+    new in the target's module (:func:`new_in_module`; ``modules``: the target's modules in
+    the old tree, :func:`old_modules`, and its module in the new tree), sorted; empty when
+    there is none (see the module docstring)."""
     helpers = own_helpers(mine)
     if not helpers:
         return ()
@@ -115,15 +136,21 @@ def adopted_helpers(
     return tuple(sorted(n for n in wanted if new_in_module(n, modules, trees)))
 
 
-def adopted_reason(target: str, module: str, names: tuple[str, ...]) -> str:
+def adopted_reason(
+    target: str, modules: tuple[tuple[str, ...], str], names: tuple[str, ...]
+) -> str:
     """The evidence of a *remove* for ``names`` (:func:`adopted_helpers`) of the entry
-    patching ``target``, whose new upstream module is ``module``."""
+    patching ``target``, whose old modules are ``modules[0]`` (:func:`old_modules`) and new
+    upstream module ``modules[1]``: the old modules are named when they are not the new
+    one."""
     listed = ", ".join(f"{name}()" for name in names)
+    olds, module = modules
+    where = "" if olds == (module,) else f" in {' or '.join(olds)}"
     return (
         f"the new upstream {target} calls {listed}, which the replacement calls as the "
         f"plugin's own helper and which {module} defines now (the old release had neither "
-        "the call nor the name): upstream took the patch's change in; remove the patch once "
-        "upstream's version is checked to cover it"
+        f"the call nor the name{where}): upstream took the patch's change in; remove the "
+        "patch once upstream's version is checked to cover it"
     )
 
 
@@ -140,7 +167,8 @@ def adopted_helper(
     target in the old and the new tree); ``None`` otherwise."""
     old_code, new_code, mine = spans
     old, new = resolved
-    names = adopted_helpers(mine, (old_code, new_code), (old.module, new.module), trees)
+    modules = (old_modules(entry.target, old, trees[0]), new.module)
+    names = adopted_helpers(mine, (old_code, new_code), modules, trees)
     if not names:
         return None
-    return with_decision(drift, REMOVE, adopted_reason(entry.target, new.module, names))
+    return with_decision(drift, REMOVE, adopted_reason(entry.target, modules, names))

@@ -85,12 +85,20 @@ def judgement_key(asked: Case) -> Key:
     """The name and digest of a judgement: a digest of what the judge reads (``asked``: the
     entry with its activation, its drift, both resolutions, the two releases and what is
     read of the entry's file: its header, the features landed, a dead feature probe, a
-    version gate's binding, the upstream modules it imports that the old release lacks).
+    version gate's binding, the upstream modules it imports that the old release lacks, the
+    comment above the replacement).
     The callers and hook definitions it reads beyond the compared spans belong to the two
     trees, which the store is named by (an unpacked release does not change under its
     root)."""
     entry = asked.entry
-    context = (asked.header, asked.landed, asked.dead_probe, asked.gated, asked.newer)
+    context = (
+        asked.header,
+        asked.landed,
+        asked.dead_probe,
+        asked.gated,
+        asked.newer,
+        asked.introduction,
+    )
     material = (entry, astuple(asked.drift), asked.old, asked.new, context, asked.versions)
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
     return f"judge:{entry.file}:{entry.line}:{entry.target}:{entry.key}", digest

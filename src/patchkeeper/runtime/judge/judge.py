@@ -34,7 +34,11 @@ first rule that applies decides):
    (upstream took the feature in, :mod:`patchkeeper.runtime.judge.landed`) -> **remove**;
    the new upstream target calls a helper of the plugin's that the replacement calls, which
    the target's module now defines and the old one did not have (upstream took the change
-   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**; but every rule that
+   in, :mod:`patchkeeper.runtime.judge.adopted_helpers`) -> **remove**; a patch said to be
+   a backport (its file's header, or the comment above the replacement) one of whose
+   statements the new upstream definition runs and the old one did not (for a registry key,
+   the function each release registers under it: the backported change landed,
+   :mod:`patchkeeper.runtime.judge.backport_landed`) -> **remove**; but every rule that
    concludes upstream took the change in (here, in 3 and in 4) says **look** when the
    entry's file imports, unconditionally, an upstream module the old release lacks: the
    patch was written for a newer release than the old upstream
@@ -141,7 +145,10 @@ widened_tests`). A ``functools.partial`` of the original binding a keyword the n
 no longer takes breaks every call: **update**, or **remove** when the new upstream computes
 that value itself from the same expression (:mod:`patchkeeper.runtime.judge.bound_keywords`).
 
-Rules 7 and 8 are taken in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
+The two facts that turn a *remove* into a *look* (a patch written for a newer release, a
+replacement equal to upstream's that runs a helper of its own) are read in one place, where
+every *remove* of rules 0 to 8 is finalised (:func:`_finalised`). Rules 7 and 8 are taken
+in :mod:`patchkeeper.runtime.judge.copy_rules`. The audit remembers each
 judgement (:mod:`patchkeeper.runtime.judge.entry_memory`).
 """
 
@@ -151,6 +158,7 @@ import re
 from dataclasses import dataclass
 
 from patchkeeper.runtime.judge.adopted_helpers import adopted_helper
+from patchkeeper.runtime.judge.backport_landed import backport_landed, registered_function
 from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
@@ -269,6 +277,9 @@ class Case:
             new one has (:func:`patchkeeper.runtime.judge.newer_imports.newer_imports`): the
             patch was written for a newer release than the old upstream, and a rule that
             concludes upstream took its change in says **look** instead.
+        introduction: the comment lines right above the replacement in its file
+            (:func:`patchkeeper.runtime.judge.backport_landed.introduction`), read for a
+            backport note; ``""`` when the file says nothing of a backport.
     """
 
     entry: PatchEntry
@@ -284,6 +295,7 @@ class Case:
     gated: Gated = None
     registered: Registered = (None, None)
     newer: tuple[str, ...] = ()
+    introduction: str = ""
 
 
 def judge(case: Case) -> Drift:
@@ -316,24 +328,52 @@ def judge_pending(case: Case) -> Drift | Pending:
     which reads the whole old tree, is taken here (so that many entries can be judged in
     worker processes and their hook names looked up in the old tree in one pass
     afterwards)."""
-    judged = _judged(case)
+    return _finalised(case, _judged(case))
+
+
+@dataclass(frozen=True)
+class TookIn:
+    """A *remove* of a rule that concludes upstream took the patch's change in (rules 2 to
+    4 of the module docstring: a feature, an attribute, a signature, a helper or a
+    backported statement of the patch's that the new upstream has now, or a backport's
+    target new upstream), before
+    :func:`_finalised` reads whether the patch was written for a newer release."""
+
+    drift: Drift
+
+
+def _finalised(case: Case, judged: Drift | Pending | TookIn) -> Drift | Pending:
+    """``judged`` (:func:`_judged`) with the two facts that turn a *remove* into a *look*:
+
+    - a remove concluding upstream took the change in (:class:`TookIn`) is a *look* when
+      the entry's file imports upstream modules the old release lacks: the patch was written
+      for a newer release (:func:`~patchkeeper.runtime.judge.newer_imports.written_ahead`);
+    - rule 0: a replacement equal to the new upstream definition is a *remove* whatever
+      another rule says (one that also says remove keeps its own, more specific, reason
+      first), but a *look* when it calls a helper of its own module that the new upstream
+      module defines otherwise (:func:`~patchkeeper.runtime.judge.shadowed_helpers.
+      shadowed_decision`)."""
+    if isinstance(judged, TookIn):
+        judged = written_ahead(judged.drift, case.newer)
     drift = case.drift
-    # Upstream has the replacement itself: nothing outweighs that. Another rule that also
-    # says remove keeps its own, more specific, reason first.
+    # Upstream has the replacement itself: nothing outweighs that.
     equal = drift.decision == REMOVE and drift.evidence[:1] == (EQUALS_NEW,)
+    if not equal:
+        return judged
     mine = case.spans[2]
-    if equal and mine is not None and case.new.status == FOUND:
+    if mine is not None and case.new.status == FOUND:
         # equal text that calls the plugin module's own helper is not upstream's code
         shadowed = shadowed_decision(drift, mine, case.new.module, case.trees[1])
         if shadowed is not None:
             return shadowed
-    if equal and (isinstance(judged, Pending) or judged.decision != REMOVE):
+    if isinstance(judged, Pending) or judged.decision != REMOVE:
         return drift
     return judged
 
 
-def _judged(case: Case) -> Drift | Pending:
-    """Rules 1 to 8 of the module docstring (:func:`judge_pending` puts rule 0 first)."""
+def _judged(case: Case) -> Drift | Pending | TookIn:
+    """Rules 1 to 8 of the module docstring (:func:`_finalised` then reads rule 0 and
+    whether the patch was written for a newer release)."""
     entry, drift, old, new, trees = case.entry, case.drift, case.old, case.new, case.trees
     spans, versions, header = case.spans, case.versions, case.header
     activation = entry.activation
@@ -346,7 +386,6 @@ def _judged(case: Case) -> Drift | Pending:
         )
     if case.dead_probe:
         return with_decision(drift, REMOVE, case.dead_probe)
-    newer = case.newer
     if case.landed:
         listed = ", ".join(case.landed)
         took = with_decision(
@@ -357,7 +396,7 @@ def _judged(case: Case) -> Drift | Pending:
             "did not have: upstream took the feature in; remove the file's patches once "
             "upstream's version is checked to cover them",
         )
-        return written_ahead(took, newer)
+        return TookIn(took)
     if drift.decision == NOT_AUDITED:
         return with_decision(
             drift,
@@ -375,18 +414,21 @@ def _judged(case: Case) -> Drift | Pending:
         pair = (upstream_code(trees[0], old), upstream_code(trees[1], new))
         attribute = attribute_landed(new.partial, *pair)
         if attribute:
-            return written_ahead(with_decision(drift, REMOVE, attribute), newer)
+            return TookIn(with_decision(drift, REMOVE, attribute))
     if old.status != FOUND or (old.partial and not new.partial):
-        return written_ahead(_arrived(entry, drift, old, new, header), newer)
+        return _arrived(entry, drift, old, new, header)
     old_code, new_code, mine = spans
     if drift.decision == UPDATE and old_code and new_code and mine:
         signature = signature_landed(old_code, new_code, mine, header)
         if signature:
-            return written_ahead(with_decision(drift, REMOVE, signature), newer)
+            return TookIn(with_decision(drift, REMOVE, signature))
     if old_code and new_code and mine:
         adopted = adopted_helper(entry, drift, (old_code, new_code, mine), (old, new), trees)
         if adopted is not None:
-            return written_ahead(adopted, newer)
+            return TookIn(adopted)
+    backported = _backport(case)
+    if backported is not None:
+        return TookIn(backported)
     if drift.decision == REMOVE and entry.key is not None:
         kept = registry_key_decision(entry, old.location, old_code, new_code, case.registered)
         if kept:
@@ -431,15 +473,29 @@ def _judged(case: Case) -> Drift | Pending:
     return Pending(drift, tuple(found.items()), otherwise) if found else otherwise
 
 
+def _backport(case: Case) -> Drift | None:
+    """The *remove* of :func:`~patchkeeper.runtime.judge.backport_landed.backport_landed`
+    for ``case``: the target's definitions compared, or for a registry key the functions
+    each release registers under it; ``None`` when it does not apply."""
+    old_code, new_code, mine = case.spans
+    where = case.new.location
+    if case.entry.key is not None:
+        old_code = registered_function(case.trees[0], case.registered[0])
+        new_code = registered_function(case.trees[1], case.registered[1])
+        where = new_code.name if new_code is not None else ""
+    notes = (case.header, case.introduction)
+    return backport_landed(case.drift, (old_code, new_code, mine), notes, where)
+
+
 def _arrived(
     entry: PatchEntry, drift: Drift, old: Resolution, new: Resolution, header: str
-) -> Drift:
+) -> Drift | TookIn:
     """A target the old release did not define at that path (not at all, or not under the
     class found) and the new one does: the patch was written ahead of upstream and now
     replaces upstream's own definition. When the header says the patch is a backport, the
     backported change has landed: *remove*; otherwise the maintainers must read it against
     upstream's: *update*. (The evidence says where the old release had the name, if
-    anywhere.)"""
+    anywhere; the *remove* is a :class:`TookIn`.)"""
     if old.status == MOVED and old.candidates:
         where = f"the old release defined it elsewhere: {', '.join(old.candidates[:2])}"
         return with_decision(
@@ -449,12 +505,14 @@ def _arrived(
             "review the patch against upstream's definition there",
         )
     if BACKPORT.search(header):
-        return with_decision(
-            drift,
-            REMOVE,
-            f"the patch's header says it is a backport, and {entry.target} is new upstream at "
-            f"{new.location} (the old release did not have it): the backported change has "
-            "landed; remove the patch once upstream's version is checked to do the same",
+        return TookIn(
+            with_decision(
+                drift,
+                REMOVE,
+                f"the patch's header says it is a backport, and {entry.target} is new upstream "
+                f"at {new.location} (the old release did not have it): the backported change "
+                "has landed; remove the patch once upstream's version is checked to do the same",
+            )
         )
     return with_decision(
         drift,

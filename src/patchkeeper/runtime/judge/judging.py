@@ -14,6 +14,7 @@ from patchkeeper.progress import track
 from patchkeeper.runtime.inventory.module_constants import is_computed_key
 from patchkeeper.runtime.inventory.plugin import PluginReading
 from patchkeeper.runtime.inventory.unparsed import unlisted
+from patchkeeper.runtime.judge.backport_landed import introduction
 from patchkeeper.runtime.judge.bound_keywords import binds_keywords, bound_keywords_decision
 from patchkeeper.runtime.judge.companions import companions
 from patchkeeper.runtime.judge.computed_keys import computed_key_decision
@@ -39,7 +40,7 @@ from patchkeeper.runtime.judge.feature_probes import dead_probes
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.import_fallback import import_fallback
 from patchkeeper.runtime.judge.judge import Case, Pending, judge_pending, settle
-from patchkeeper.runtime.judge.landed import landed_features, spread
+from patchkeeper.runtime.judge.landed import BACKPORT, landed_features, spread
 from patchkeeper.runtime.judge.memory import AuditMemory
 from patchkeeper.runtime.judge.missing import (
     NEVER_APPLIES,
@@ -141,6 +142,17 @@ def judge_entries(
     wanted = [r for r in found if r in sources]
     located.update(replacement_codes({r: sources[r] for r in wanted if r not in located}))
     mine = {r: located[r] for r in wanted}
+    # The lines of the patch files that say "backport" somewhere: the comment above a
+    # replacement is read for a backport note (the judge's backport_landed).
+    noted: dict[str, tuple[str, ...]] = {}
+
+    def introduced(entry: PatchEntry, code: Code | None) -> str:
+        if code is None or code.name != entry.file:
+            return ""
+        if entry.file not in noted:
+            text = _text(settings.root / entry.file)
+            noted[entry.file] = tuple(text.splitlines()) if BACKPORT.search(text) else ()
+        return introduction(noted[entry.file], code.start)
 
     def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None]:
         """The entry's drift (remembered or decided, with its store key when decided now),
@@ -165,6 +177,7 @@ def judge_entries(
             gated=gated.get(entry.replacement),
             registered=registered,
             newer=newer.get(entry, ()),
+            introduction=introduced(entry, spans[2]),
         )
         judgement: Drift | Pending | None
         judgement, key = recalled_judgement(memory.store, case)
@@ -264,6 +277,14 @@ def judge_entries(
     for store in (*trees, memory.store):
         store.save()
     return result
+
+
+def _text(path: Path) -> str:
+    """The text of a plugin file; ``""`` when it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
 
 
 def file_header(path: Path) -> str:
