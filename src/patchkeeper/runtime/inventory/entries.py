@@ -17,6 +17,7 @@ from patchkeeper.runtime.inventory.layout import PatchFile, PluginLayout
 from patchkeeper.runtime.inventory.loading import UpstreamFiles, loading
 from patchkeeper.runtime.inventory.module_constants import Unnamed, Unread, resolve_named
 from patchkeeper.runtime.inventory.parameter_patches import (
+    callers_of,
     named_by_callers,
     named_by_pairs,
     parameter_entries,
@@ -163,13 +164,13 @@ def _add_parameter_entries(read: list[_Read], layout: PluginLayout, tree: Plugin
         return
     modules = dict.fromkeys((*layout.package_modules, *(p.module for p, *_ in read)))
     every = [facts for module in modules if (facts := tree.facts_of(module)) is not None]
+    # the plugin's calls, read once for every patch file (not once per file and kind)
+    callers = callers_of(every, tree.facts_of, tree.split)
     for _patch, facts, found, problems in read:
         have = {(entry.line, entry.target) for entry, _local in found}
-        by_name, unnamed = named_by_callers(facts.through_names, every, tree.facts_of, tree.split)
-        by_pair, unpaired = named_by_pairs(facts.through_pairs, every, tree.facts_of, tree.split)
-        by_object, unfollowed = parameter_entries(
-            facts.through_params, every, tree.facts_of, tree.split
-        )
+        by_name, unnamed = named_by_callers(facts.through_names, callers)
+        by_pair, unpaired = named_by_pairs(facts.through_pairs, callers)
+        by_object, unfollowed = parameter_entries(facts.through_params, callers)
         for entry, local in [*by_object, *by_name, *by_pair]:
             if (entry.line, entry.target) not in have:
                 have.add((entry.line, entry.target))

@@ -174,27 +174,27 @@ class ParameterForms(DecoratorForms):
             return LITERAL, arg.value, ""
         if isinstance(arg, ast.Name) and arg.id in item:
             return LITERAL, item[arg.id], ""
-        unknown = (UNKNOWN, ast.unparse(arg), "")
         found_module = self.module_argument(arg, scope, table, item)
         if found_module is not None:
             if not found_module:
-                return unknown
+                return UNKNOWN, ast.unparse(arg), ""
             # the object's module: the one looked up by name (an attribute read of it)
             module = found_module
             while isinstance(arg, ast.Attribute):
                 arg = arg.value
                 module = module.rpartition(".")[0]
             return UPSTREAM, found_module, module
+        # the argument's text is written out only for an argument not followed
         if arg.__class__ is not ast.Name and arg.__class__ is not ast.Attribute:
-            return unknown
+            return UNKNOWN, ast.unparse(arg), ""
         bound = names.dotted(arg, table)
         if bound is None:
-            return unknown
+            return UNKNOWN, ast.unparse(arg), ""
         if is_plugin(bound.dotted, self.cfg.package):
             return OWN, bound.dotted, ""
         if self.external(arg, table) is not None:
             return UPSTREAM, bound.dotted, bound.module
-        return unknown
+        return UNKNOWN, ast.unparse(arg), ""
 
     def module_argument(self, arg: ast.expr, scope: str, table: Table, item: Item) -> str | None:
         """The upstream module ``arg`` looks up by name: ``sys.modules[name]``,

@@ -51,7 +51,7 @@ from patchkeeper.runtime.syntax import names
 UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
 #: An argument that is a string literal (its value: the text).
 LITERAL = "literal"
-#: The roles of a parameter whose arguments :meth:`_Callers.pairs` reads: the object set
+#: The roles of a parameter whose arguments :meth:`Callers.pairs` reads: the object set
 #: on, the attribute's name.
 OBJECT, NAME = "object", "name"
 
@@ -150,13 +150,17 @@ def wraps_original(
     return False
 
 
-def _callers_of(
+def callers_of(
     every_file: Iterable[FileFacts],
     facts_of: Callable[[str], FileFacts | None],
     split: Callable[[str], tuple[str, str] | None],
-) -> _Callers:
+) -> Callers:
     """The calls of every plugin function, by the function's dotted path, and the names
-    used other than by a call or an import, read from ``every_file``."""
+    used other than by a call or an import, read from ``every_file`` (the facts of every
+    module of the plugin); ``facts_of`` and ``split`` as
+    :class:`~patchkeeper.runtime.inventory.plugin.PluginTree` has them. Read once for all
+    the patch files of a plugin: :func:`parameter_entries`, :func:`named_by_callers` and
+    :func:`named_by_pairs` take it."""
     calls: dict[str, list[tuple[tuple[tuple[str, str, str, str], ...], str]]] = {}
     used: set[str] = set()
     for facts in every_file:
@@ -165,27 +169,23 @@ def _callers_of(
         for edge in facts.edges:
             if edge.kind != "call" and edge.kind != "import":
                 used.add(edge.target)
-    return _Callers(calls, used, facts_of, split)
+    return Callers(calls, used, facts_of, split)
 
 
 def parameter_entries(
     pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int, bool]],
-    every_file: Iterable[FileFacts],
-    facts_of: Callable[[str], FileFacts | None],
-    split: Callable[[str], tuple[str, str] | None],
+    callers: Callers,
 ) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[tuple[PatchEntry, str, str]]]:
     """The entries of the patches made on parameters (``pending``: one file's
     :attr:`~patchkeeper.runtime.inventory.file_facts.FileFacts.through_params`), each named
-    after every distinct upstream object the callers pass (:func:`passed`), read from the
-    calls and references of ``every_file`` (the facts of every module of the plugin);
-    ``facts_of`` and ``split`` as :class:`~patchkeeper.runtime.inventory.plugin.PluginTree`
-    has them. A statement whose callers do not tell what it patches gives none; when the
-    function declares the parameter a class or a module, or some call passes it an
-    upstream object, it comes back with the parameter's name and why (the first call that
-    cannot be followed, by file and line, :meth:`_Callers.pairs`), for a finding."""
+    after every distinct upstream object the callers pass (:meth:`Callers.passed`), read
+    from the plugin's calls and references (``callers``: :func:`callers_of`). A statement
+    whose callers do not tell what it patches gives none; when the function declares the
+    parameter a class or a module, or some call passes it an upstream object, it comes
+    back with the parameter's name and why (the first call that cannot be followed, by
+    file and line, :meth:`Callers.pairs`), for a finding."""
     if not pending:
         return [], []
-    callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     unresolved: list[tuple[PatchEntry, str, str]] = []
     for entry, conds, path, index, declared in pending:
@@ -203,9 +203,7 @@ def parameter_entries(
 
 def named_by_callers(
     pending: list[tuple[PatchEntry, tuple[CondSpec, ...], str, int]],
-    every_file: Iterable[FileFacts],
-    facts_of: Callable[[str], FileFacts | None],
-    split: Callable[[str], tuple[str, str] | None],
+    callers: Callers,
 ) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[PatchEntry]]:
     """The entries of the ``setattr`` statements whose attribute name is a parameter of the
     plugin function around them (``pending``: one file's
@@ -216,7 +214,6 @@ def named_by_callers(
     all pass a literal (or that are not only called), whose name the reader cannot tell."""
     if not pending:
         return [], []
-    callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     unnamed: list[PatchEntry] = []
     for entry, conds, path, index in pending:
@@ -235,9 +232,7 @@ Pair = tuple[PatchEntry, tuple[CondSpec, ...], str, int, int, bool]
 
 def named_by_pairs(
     pending: list[Pair],
-    every_file: Iterable[FileFacts],
-    facts_of: Callable[[str], FileFacts | None],
-    split: Callable[[str], tuple[str, str] | None],
+    callers: Callers,
 ) -> tuple[list[tuple[PatchEntry, tuple[Any, ...]]], list[tuple[PatchEntry, str]]]:
     """The entries of the ``setattr(obj, name, value)`` statements whose object and name
     are both parameters of the plugin function around them (``pending``: one file's
@@ -253,7 +248,6 @@ def named_by_pairs(
     by name), is left without either."""
     if not pending:
         return [], []
-    callers = _callers_of(every_file, facts_of, split)
     out: list[tuple[PatchEntry, tuple[Any, ...]]] = []
     unresolved: list[tuple[PatchEntry, str]] = []
     for entry, conds, path, held, named, declared in pending:
@@ -268,7 +262,7 @@ def named_by_pairs(
     return out, unresolved
 
 
-class _Callers:
+class Callers:
     """What the plugin's calls pass its functions' parameters (:meth:`passed`)."""
 
     def __init__(

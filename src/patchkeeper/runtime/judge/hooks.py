@@ -97,7 +97,7 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
         return _PARSED[key]
     try:
         found = tree.module_file(module)
-        source = "".join(tree.source_lines(module, 1, 10**9))
+        source = tree.source_text(module)
         parsed: ast.Module | None = parse_file(source, found[0] if found else module)
     except SyntaxError:
         parsed = None
@@ -297,7 +297,7 @@ def _may_call(tree: UpstreamTree, found: Resolution) -> bool:
     not when the text is ASCII (an identifier is its own text there) and names the target
     at most once (its own definition: no other function mentions it), or holds none of
     :data:`_HOOK_WORDS` (no function consults a hook)."""
-    text = "".join(tree.source_lines(found.module, 1, 10**9))
+    text = tree.source_text(found.module)
     if not text.isascii():
         return True
     if text.count(found.qualname.rsplit(".", 1)[-1]) <= 1:

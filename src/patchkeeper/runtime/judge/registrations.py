@@ -420,7 +420,7 @@ def _registrations(
     located = tree.module_file(module)
     if located is None:
         return
-    source = "".join(tree.source_lines(module, 1, 10**9))
+    source = tree.source_text(module)
     if key not in source:  # the literal key is in the text of a module that registers it
         return
     parsed = module_ast(tree, module)

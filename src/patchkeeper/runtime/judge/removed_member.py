@@ -158,7 +158,7 @@ def removed_member(
             f"retarget it to {new.location}.{name}"
         )
         return replace(drift, decision=UPDATE, evidence=(reason,))
-    source = "".join(trees[1].source_lines(new.module, 1, 10**9))
+    source = trees[1].source_text(new.module)
     called = (
         "nothing in its module calls it"
         if not _calls(source, member)

@@ -296,7 +296,7 @@ def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool |
     found = tree.module_file(module)
     if found is None:
         return None
-    text = "".join(tree.source_lines(module, 1, 10**9))
+    text = tree.source_text(module)
     if not text.isascii() or any(callee in text for callee in callees):
         return None
     summary = tree.summaries.get(module)

@@ -188,6 +188,7 @@ class UpstreamTree:
         self.summaries: dict[str, ModuleSummary] = {}
         self._files: dict[str, tuple[Path, bool] | None] = {}
         self._lines: dict[str, list[str]] = {}
+        self._texts: dict[str, str] = {}
         self._signature: tuple[list[str], str] | None = None
         self._defined: nameindex.DefinitionIndex = {}
         self._name_sets: list[bytes] | None = None
@@ -302,6 +303,15 @@ class UpstreamTree:
             text = found[0].read_text(encoding="utf-8", errors="replace") if found else ""
             self._lines[module] = text.splitlines(True)
         return self._lines[module][start - 1 : end]
+
+    def source_text(self, module: str) -> str:
+        """The whole text of a module (its :meth:`source_lines` joined; ``""`` for a module
+        without a file), joined once: the judging of each entry reads the text of the same
+        modules (a target's module, its callers), some of them tens of thousands of lines."""
+        text = self._texts.get(module)
+        if text is None:
+            text = self._texts[module] = "".join(self.source_lines(module, 1, 10**9))
+        return text
 
     # ----------------------------------------------------------------- the name index
     def _files_signature(self) -> tuple[list[str], str]:
