@@ -19,9 +19,13 @@ trixie-security, experimental), most used projects first, the miner
    for the others, every time: a 404 is remembered under ``debian-series/SUITE/.missing/``
    and counted. An upgrade is a pair of consecutive *served* suites with different upstream
    versions, so it may skip a suite whose files are not served (the newer changelog covers
-   every version between). A suite beside the releases upgrades the newest served release
-   up to the one it follows (a backport or security update of bookworm: bookworm's series;
-   experimental: sid's) when it packages a newer upstream version; the same older Debian
+   every version between); then every longer pair of served releases whose upstream
+   versions differ, one per pair of upstream versions (a user of bullseye who upgrades to
+   trixie carries the bullseye series over both upgrades at once). A suite beside the
+   releases upgrades the newest served release up to the one it follows (a backport or
+   security update of bookworm: bookworm's series; experimental: sid's) when it packages a
+   newer upstream version, and so do the older
+   served releases up to it, one per pair of upstream versions; the same older Debian
    version to the same upstream version is one upgrade, however many suites reach it. The
    security suites' indexes come from the machine's own security entry
    (:func:`security_index`);
@@ -299,9 +303,9 @@ def orig_size(orig: accuracy.OrigTarball) -> int:
 
 def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
     """``(source, older suite, newer suite)`` for consecutive suites (in :data:`SUITES`
-    order, skipping suites without the package) whose upstream versions differ, then the
-    upgrades into the suites beside the releases (:func:`extra_pairs`, less the repeated
-    ones), for every source package of ``indexes``, sorted by source."""
+    order, skipping suites without the package) whose upstream versions differ, the longer
+    pairs, then the upgrades into the suites beside the releases (:func:`served_pairs` with
+    every suite served), for every source package of ``indexes``, sorted by source."""
     names = sorted(set().union(*(index.keys() for index in indexes.values())))
     return [pair for name in names for pair in upgrade_pairs_of(name, indexes)]
 
@@ -519,10 +523,39 @@ def served_pairs(
     """``(source, older suite, newer suite)`` for consecutive suites among those the archive
     served (in :data:`SUITES` order) whose upstream versions differ: an upgrade may skip a
     suite whose ``debian/`` the archive does not serve (the newer changelog covers every
-    version between). Then the upgrades into the served suites beside the releases
-    (:func:`extra_pairs`) that do not repeat one already paired: the same older Debian
-    version to the same new upstream version is one upgrade (the same series audited on
-    the same trees), however many suites reach it; the releases' pair is kept."""
+    version between). Then every further pair of served releases whose upstream versions
+    differ (:func:`longer_pairs`: a user of the older release who upgrades to a later one
+    upgrades over the releases between), one per pair of upstream versions. Then the
+    upgrades into the served suites beside the releases (:func:`extra_pairs`) that do not
+    repeat one already paired: the same older Debian version to the same new upstream
+    version is one upgrade (the same series audited on the same trees), however many
+    suites reach it; the releases' pair is kept."""
+    pairs = consecutive_pairs(source, indexes, served)
+    spans = {span_key(pair, indexes) for pair in pairs}
+    for pair in longer_pairs(source, indexes, served):
+        if span_key(pair, indexes) not in spans:
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    seen = {pair_key(pair, indexes) for pair in pairs}
+    for pair in extra_pairs(source, indexes, served):
+        key = pair_key(pair, indexes)
+        if key not in seen:
+            seen.add(key)
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    for pair in extra_pairs(source, indexes, served, every=True):
+        if pair_key(pair, indexes) not in seen and span_key(pair, indexes) not in spans:
+            seen.add(pair_key(pair, indexes))
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    return pairs
+
+
+def consecutive_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for consecutive releases among the ``served``
+    ones (in :data:`SUITES` order) whose upstream versions differ."""
     present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
     pairs = []
     for old, new in itertools.pairwise(present):
@@ -530,25 +563,41 @@ def served_pairs(
         b = debian_truth.upstream_version(indexes[new][source].version)
         if a != b:
             pairs.append((source, old, new))
-    seen = {pair_key(pair, indexes) for pair in pairs}
-    for pair in extra_pairs(source, indexes, served):
-        key = pair_key(pair, indexes)
-        if key not in seen:
-            seen.add(key)
-            pairs.append(pair)
+    return pairs
+
+
+def longer_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for the pairs of ``served`` releases (in
+    :data:`SUITES` order, nearest newer suite first) that are not consecutive, whose
+    Debian versions rise and whose upstream versions differ: the newer suite's changelog
+    covers every version between, so its series is the maintainers' answer to the older
+    one's over the whole span. Pairs of the same upstream versions are not removed here
+    (:func:`served_pairs` keeps one)."""
+    present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
+    pairs = []
+    for i, old in enumerate(present):
+        for new in present[i + 2 :]:
+            a, b = indexes[old][source].version, indexes[new][source].version
+            if debian_truth.compare_versions(b, a) <= 0:
+                continue
+            if debian_truth.upstream_version(a) != debian_truth.upstream_version(b):
+                pairs.append((source, old, new))
     return pairs
 
 
 def extra_pairs(
-    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str], every: bool = False
 ) -> list[tuple[str, str, str]]:
     """``(source, older suite, extra suite)`` for each served suite of
     :data:`EXTRA_SUITES` (in its order) whose Debian version is higher than, and whose
     upstream version differs from, the newest served release up to the one it follows
     (a backport of bookworm after bookworm, else bullseye; experimental after sid, else
     the newest release before it): that release's series upgraded by the suite's
-    maintainers, whose changelog covers every version between. Repeats are not removed
-    here (:func:`served_pairs` does)."""
+    maintainers, whose changelog covers every version between. With ``every``, the older
+    served releases up to the one it follows instead (each a longer upgrade into the
+    suite, newest first). Repeats are not removed here (:func:`served_pairs` does)."""
     pairs = []
     for extra, follows in EXTRA_SUITES.items():
         entry = indexes.get(extra, {}).get(source)
@@ -556,15 +605,14 @@ def extra_pairs(
             continue
         releases = SUITES[: SUITES.index(follows) + 1]
         older = [s for s in releases if s in served and source in indexes.get(s, {})]
-        if not older:
-            continue
-        base = indexes[older[-1]][source]
-        if debian_truth.compare_versions(entry.version, base.version) <= 0:
-            continue
-        if debian_truth.upstream_version(entry.version) != debian_truth.upstream_version(
-            base.version
-        ):
-            pairs.append((source, older[-1], extra))
+        for release in reversed(older[:-1]) if every else older[-1:]:
+            base = indexes[release][source]
+            if debian_truth.compare_versions(entry.version, base.version) <= 0:
+                continue
+            if debian_truth.upstream_version(entry.version) != debian_truth.upstream_version(
+                base.version
+            ):
+                pairs.append((source, release, extra))
     return pairs
 
 
@@ -576,6 +624,19 @@ def pair_key(
     return (
         source,
         indexes[old][source].version,
+        debian_truth.upstream_version(indexes[new][source].version),
+    )
+
+
+def span_key(
+    pair: tuple[str, str, str], indexes: dict[str, dict[str, Source]]
+) -> tuple[str, str, str]:
+    """The upstream span of an upgrade: ``(source, older upstream version, newer upstream
+    version)``; a longer upgrade over a span already paired adds no new trees."""
+    source, old, new = pair
+    return (
+        source,
+        debian_truth.upstream_version(indexes[old][source].version),
         debian_truth.upstream_version(indexes[new][source].version),
     )
 
@@ -998,13 +1059,26 @@ def main(argv: list[str] | None = None) -> int:
     for source in sources:
         served = set(fetched.get(source, {}))
         found = served_pairs(source, indexes, served)
-        consecutive = {(old, new) for _s, old, new in upgrade_pairs_of(source, indexes)}
+        present = {suite for suite in SUITES if source in indexes.get(suite, {})}
+        consecutive = {(old, new) for _s, old, new in consecutive_pairs(source, indexes, present)}
+        among_served = {(old, new) for _s, old, new in consecutive_pairs(source, indexes, served)}
         for pair in found:
-            if (pair[1], pair[2]) not in consecutive:
+            if pair[2] in EXTRA_SUITES or (pair[1], pair[2]) in consecutive:
+                continue
+            if (pair[1], pair[2]) in among_served:
                 tally.add("upgrades between served suites that skip a suite not served")
+            else:
+                tally.add(
+                    "upgrades between served releases over a served release between "
+                    "(every pair of upstream versions)"
+                )
         both = sum(1 for old, new in consecutive if {old, new} <= served)
         extras = extra_pairs(source, indexes, served)
-        kept = sum(1 for pair in found if pair[2] in EXTRA_SUITES)
+        kept = sum(1 for pair in found if pair[2] in EXTRA_SUITES and pair in extras)
+        tally.add(
+            "upgrades into a suite beside the releases from an older release",
+            sum(1 for pair in found if pair[2] in EXTRA_SUITES and pair not in extras),
+        )
         tally.add("upgrades into a suite beside the releases", kept)
         tally.add(
             "upgrades into a suite beside the releases left out: the same older Debian "
