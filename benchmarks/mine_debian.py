@@ -6,7 +6,8 @@
 
 For every Python source package of Debian (a ``3.0 (quilt)`` source whose Build-Depends name
 ``dh-python``, ``dh-sequence-python3``, ``pybuild-plugin-pyproject`` or
-``python3-setuptools``, read from the apt ``Sources`` indexes that
+``python3-setuptools``, or name another Python 3 package while it builds a ``python3-*``
+package and its series touches a Python file, read from the apt ``Sources`` indexes that
 ``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) whose
 upstream version differs between two suites (bullseye, bookworm, trixie, forky, sid, and
 the suites beside them: bookworm-backports, bookworm-security, trixie-backports,
@@ -66,6 +67,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -94,6 +96,16 @@ DEFAULT_NAMES = Path("/work/.library/env/packages/pypi.tsv")
 PYTHON_BUILD_DEPENDS = re.compile(
     r"(?:^|[\s,|])(dh-python|dh-sequence-python3|pybuild-plugin-pyproject|python3-setuptools)\b"
 )
+#: Any Python 3 build dependency (the interpreter, its headers, a ``python3-*`` module,
+#: Cython): a source built without a Python build helper that still builds a ``python3-*``
+#: package (bindings, a Python tool inside a larger project) is mined when its series
+#: touches a Python file (:func:`touches_python`); one that only runs Python while it
+#: builds (a C or Haskell project's build scripts) is not a Python project.
+PYTHON_ANY_DEPENDS = re.compile(
+    r"(?:^|[\s,|])(python3(?:-[a-z0-9][a-z0-9.+-]*)?|cython3)(?=[\s,(|\[:]|$)"
+)
+#: The names of Python files (sources, stubs, Cython).
+PYTHON_FILE = re.compile(r"\.(py|pyi|pyx|pxd)$")
 #: A PyPI project named in a watch line or a homepage (the index's host is not spelt out).
 _PYPI_URL = re.compile(
     r"//(?:www\.)?pypi\.[a-z.]+/(?:project/|pypi/|packages/source/[^/\s]/|simple/)?"
@@ -111,6 +123,7 @@ NO_SDIST = "no sdist of the pin or the new version on the index"
 NOT_PEP440 = "an upstream version that is not a PEP 440 version"
 DOWNGRADE = "the newer suite packages an older upstream version"
 NO_TRUTH = "no patch with a truth"
+NO_PYTHON = "built without a Python build helper, and the older series touches no Python file"
 #: Patch-level reasons for what a user cannot express today.
 SDIST_LACKS = "files the sdist lacks"
 NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
@@ -153,6 +166,9 @@ class Source:
     tarball: str = ""
     sha256: str = ""
     orig: accuracy.OrigTarball | None = None
+    #: Whether the build dependencies name a Python build helper (else only another
+    #: Python 3 dependency: :data:`PYTHON_ANY_DEPENDS`).
+    helper: bool = True
 
 
 @dataclass
@@ -230,8 +246,10 @@ def read_index(path: Path) -> str:
 
 def parse_sources(text: str) -> dict[str, Source]:
     """The Python source packages of a ``Sources`` index: ``3.0 (quilt)`` sources whose
-    build dependencies name a Python build helper (:data:`PYTHON_BUILD_DEPENDS`); the
-    highest version when a package is listed twice."""
+    build dependencies name a Python build helper (:data:`PYTHON_BUILD_DEPENDS`) or, with
+    ``helper`` false, another Python 3 dependency (:data:`PYTHON_ANY_DEPENDS`) while a
+    ``python3-*`` binary package is built (Python bindings or tools); the highest version
+    when a package is listed twice."""
     found: dict[str, Source] = {}
     for paragraph in text.split("\n\n"):
         fields: dict[str, str] = {}
@@ -246,7 +264,11 @@ def parse_sources(text: str) -> dict[str, Source]:
             continue
         keys = ("Build-Depends", "Build-Depends-Indep", "Build-Depends-Arch")
         depends = " ".join(fields.get(key, "") for key in keys)
-        if not PYTHON_BUILD_DEPENDS.search(depends):
+        binaries = tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip())
+        helper = bool(PYTHON_BUILD_DEPENDS.search(depends))
+        if not helper and not (
+            PYTHON_ANY_DEPENDS.search(depends) and any(b.startswith("python3-") for b in binaries)
+        ):
             continue
         tarball, sha256 = debian_tarball(fields.get("Checksums-Sha256", ""))
         orig = orig_tarball(fields.get("Checksums-Sha256", ""), fields.get("Directory", ""))
@@ -254,11 +276,12 @@ def parse_sources(text: str) -> dict[str, Source]:
             fields["Package"],
             fields["Version"],
             fields.get("Homepage", ""),
-            tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip()),
+            binaries,
             fields.get("Directory", ""),
             tarball,
             sha256,
             orig,
+            helper,
         )
         known = found.get(entry.package)
         if known is None or debian_truth.compare_versions(entry.version, known.version) > 0:
@@ -654,6 +677,22 @@ def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, 
     return entries, texts
 
 
+def touches_python(texts: Iterable[str]) -> bool:
+    r"""Whether a patch of ``texts`` changes, creates or deletes a Python file
+    (:data:`PYTHON_FILE`, by the names on its ``---``/``+++`` lines).
+
+    >>> touches_python(["--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@\n"])
+    True
+    >>> touches_python(["--- a/src/x.c\n+++ b/src/x.c\n@@ -1 +1 @@\n"])
+    False
+    """
+    return any(
+        PYTHON_FILE.search(name)
+        for text in texts
+        for name in re.findall(r"^(?:---|\+\+\+) (\S+)", text, re.M)
+    )
+
+
 def modified_paths(text: str, strip: int) -> set[str]:
     """Paths (after ``strip`` components) of the files a patch modifies or deletes (not the
     ones it creates: their ``---`` side is ``/dev/null``)."""
@@ -732,6 +771,9 @@ def mine_pair(
     entries, old_texts = series_texts(old_debian)
     if not entries:
         mined.reason = NO_SERIES
+        return mined
+    if not indexes[old][source].helper and not touches_python(old_texts.values()):
+        mined.reason = NO_PYTHON
         return mined
     old_version = accuracy.debian_version(old_debian) or indexes[old][source].version
     new_version = accuracy.debian_version(new_debian) or indexes[new][source].version
@@ -1028,6 +1070,10 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [pair for pair in pairs if pair[0] in wanted]
     tally = Tally()
     tally.add("python source packages (any suite)", len(set().union(*map(set, indexes.values()))))
+    tally.add(
+        "python source packages built without a Python build helper (any suite)",
+        len({n for index in indexes.values() for n, e in index.items() if not e.helper}),
+    )
     tally.add("suite pairs with a new upstream version", len(pairs))
     names = load_names(args.names)
     sources = list(dict.fromkeys(pair[0] for pair in by_popularity(pairs, indexes, names)))

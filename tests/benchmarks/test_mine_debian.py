@@ -65,6 +65,45 @@ def test_parse_sources_keeps_python_quilt_sources_with_their_tarball() -> None:
     )
 
 
+BINDINGS = """\
+Package: libfoo
+Binary: libfoo1, python3-libfoo
+Version: 0.3-1
+Build-Depends: debhelper-compat (= 13), cmake, python3-dev:native, libpython3-dev
+Format: 3.0 (quilt)
+Directory: pool/main/libf/libfoo
+
+Package: foo-docs
+Binary: foo-docs, python3-foo-docs
+Version: 0.3-1
+Build-Depends: debhelper-compat (= 13), libpython3-dev, python3.11-venv
+Format: 3.0 (quilt)
+Directory: pool/main/f/foo-docs
+
+Package: foo-compiler
+Binary: foo-compiler, libfoo-compiler-dev
+Version: 9.4-1
+Build-Depends: debhelper-compat (= 13), python3:native, python3-sphinx
+Format: 3.0 (quilt)
+Directory: pool/main/f/foo-compiler
+"""
+
+
+def test_parse_sources_keeps_other_python3_builds_without_the_helper_mark() -> None:
+    # foo-compiler runs Python only to build: it ships no python3-* package
+    found = mine.parse_sources(SOURCES + "\n" + BINDINGS)
+    assert list(found) == ["python-foo", "libfoo"]
+    assert (found["python-foo"].helper, found["libfoo"].helper) == (True, False)
+
+
+def test_touches_python_reads_the_file_names_of_the_diff() -> None:
+    c_only = "--- a/src/foo.c\n+++ b/src/foo.c\n@@ -1 +1 @@\n-a\n+b\n"
+    created = "--- /dev/null\n+++ b/bindings/foo.pyx\n@@ -0,0 +1 @@\n+a\n"
+    assert mine.touches_python([c_only]) is False
+    assert mine.touches_python([c_only, created]) is True
+    assert mine.touches_python(["Subject: fix foo.py\n"]) is False
+
+
 def test_debian_tarball_without_one() -> None:
     assert mine.debian_tarball("") == ("", "")
     assert mine.debian_tarball(f"{'a' * 64} 10 x_1.0.orig.tar.gz") == ("", "")
