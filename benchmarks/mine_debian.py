@@ -6,7 +6,8 @@
 
 For every Python source package of Debian (a ``3.0 (quilt)`` source whose Build-Depends name
 ``dh-python``, ``dh-sequence-python3``, ``pybuild-plugin-pyproject`` or
-``python3-setuptools``, read from the apt ``Sources`` indexes that
+``python3-setuptools``, or name another Python 3 package while it builds a ``python3-*``
+package and its series touches a Python file, read from the apt ``Sources`` indexes that
 ``../shared/tools/debian-series`` keeps under ``~/.cache/debian-series-SUITE/lists``) whose
 upstream version differs between two suites (bullseye, bookworm, trixie, forky, sid, and
 the suites beside them: bookworm-backports, bookworm-security, trixie-backports,
@@ -19,9 +20,13 @@ trixie-security, experimental), most used projects first, the miner
    for the others, every time: a 404 is remembered under ``debian-series/SUITE/.missing/``
    and counted. An upgrade is a pair of consecutive *served* suites with different upstream
    versions, so it may skip a suite whose files are not served (the newer changelog covers
-   every version between). A suite beside the releases upgrades the newest served release
-   up to the one it follows (a backport or security update of bookworm: bookworm's series;
-   experimental: sid's) when it packages a newer upstream version; the same older Debian
+   every version between); then every longer pair of served releases whose upstream
+   versions differ, one per pair of upstream versions (a user of bullseye who upgrades to
+   trixie carries the bullseye series over both upgrades at once). A suite beside the
+   releases upgrades the newest served release up to the one it follows (a backport or
+   security update of bookworm: bookworm's series; experimental: sid's) when it packages a
+   newer upstream version, and so do the older
+   served releases up to it, one per pair of upstream versions; the same older Debian
    version to the same upstream version is one upgrade, however many suites reach it. The
    security suites' indexes come from the machine's own security entry
    (:func:`security_index`);
@@ -62,6 +67,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +96,16 @@ DEFAULT_NAMES = Path("/work/.library/env/packages/pypi.tsv")
 PYTHON_BUILD_DEPENDS = re.compile(
     r"(?:^|[\s,|])(dh-python|dh-sequence-python3|pybuild-plugin-pyproject|python3-setuptools)\b"
 )
+#: Any Python 3 build dependency (the interpreter, its headers, a ``python3-*`` module,
+#: Cython): a source built without a Python build helper that still builds a ``python3-*``
+#: package (bindings, a Python tool inside a larger project) is mined when its series
+#: touches a Python file (:func:`touches_python`); one that only runs Python while it
+#: builds (a C or Haskell project's build scripts) is not a Python project.
+PYTHON_ANY_DEPENDS = re.compile(
+    r"(?:^|[\s,|])(python3(?:-[a-z0-9][a-z0-9.+-]*)?|cython3)(?=[\s,(|\[:]|$)"
+)
+#: The names of Python files (sources, stubs, Cython).
+PYTHON_FILE = re.compile(r"\.(py|pyi|pyx|pxd)$")
 #: A PyPI project named in a watch line or a homepage (the index's host is not spelt out).
 _PYPI_URL = re.compile(
     r"//(?:www\.)?pypi\.[a-z.]+/(?:project/|pypi/|packages/source/[^/\s]/|simple/)?"
@@ -107,6 +123,7 @@ NO_SDIST = "no sdist of the pin or the new version on the index"
 NOT_PEP440 = "an upstream version that is not a PEP 440 version"
 DOWNGRADE = "the newer suite packages an older upstream version"
 NO_TRUTH = "no patch with a truth"
+NO_PYTHON = "built without a Python build helper, and the older series touches no Python file"
 #: Patch-level reasons for what a user cannot express today.
 SDIST_LACKS = "files the sdist lacks"
 NEW_SDIST_LACKS = "kept by Debian, files the new sdist lacks"
@@ -149,6 +166,9 @@ class Source:
     tarball: str = ""
     sha256: str = ""
     orig: accuracy.OrigTarball | None = None
+    #: Whether the build dependencies name a Python build helper (else only another
+    #: Python 3 dependency: :data:`PYTHON_ANY_DEPENDS`).
+    helper: bool = True
 
 
 @dataclass
@@ -226,8 +246,10 @@ def read_index(path: Path) -> str:
 
 def parse_sources(text: str) -> dict[str, Source]:
     """The Python source packages of a ``Sources`` index: ``3.0 (quilt)`` sources whose
-    build dependencies name a Python build helper (:data:`PYTHON_BUILD_DEPENDS`); the
-    highest version when a package is listed twice."""
+    build dependencies name a Python build helper (:data:`PYTHON_BUILD_DEPENDS`) or, with
+    ``helper`` false, another Python 3 dependency (:data:`PYTHON_ANY_DEPENDS`) while a
+    ``python3-*`` binary package is built (Python bindings or tools); the highest version
+    when a package is listed twice."""
     found: dict[str, Source] = {}
     for paragraph in text.split("\n\n"):
         fields: dict[str, str] = {}
@@ -242,7 +264,11 @@ def parse_sources(text: str) -> dict[str, Source]:
             continue
         keys = ("Build-Depends", "Build-Depends-Indep", "Build-Depends-Arch")
         depends = " ".join(fields.get(key, "") for key in keys)
-        if not PYTHON_BUILD_DEPENDS.search(depends):
+        binaries = tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip())
+        helper = bool(PYTHON_BUILD_DEPENDS.search(depends))
+        if not helper and not (
+            PYTHON_ANY_DEPENDS.search(depends) and any(b.startswith("python3-") for b in binaries)
+        ):
             continue
         tarball, sha256 = debian_tarball(fields.get("Checksums-Sha256", ""))
         orig = orig_tarball(fields.get("Checksums-Sha256", ""), fields.get("Directory", ""))
@@ -250,11 +276,12 @@ def parse_sources(text: str) -> dict[str, Source]:
             fields["Package"],
             fields["Version"],
             fields.get("Homepage", ""),
-            tuple(b.strip() for b in fields.get("Binary", "").split(",") if b.strip()),
+            binaries,
             fields.get("Directory", ""),
             tarball,
             sha256,
             orig,
+            helper,
         )
         known = found.get(entry.package)
         if known is None or debian_truth.compare_versions(entry.version, known.version) > 0:
@@ -299,9 +326,9 @@ def orig_size(orig: accuracy.OrigTarball) -> int:
 
 def upgrade_pairs(indexes: dict[str, dict[str, Source]]) -> list[tuple[str, str, str]]:
     """``(source, older suite, newer suite)`` for consecutive suites (in :data:`SUITES`
-    order, skipping suites without the package) whose upstream versions differ, then the
-    upgrades into the suites beside the releases (:func:`extra_pairs`, less the repeated
-    ones), for every source package of ``indexes``, sorted by source."""
+    order, skipping suites without the package) whose upstream versions differ, the longer
+    pairs, then the upgrades into the suites beside the releases (:func:`served_pairs` with
+    every suite served), for every source package of ``indexes``, sorted by source."""
     names = sorted(set().union(*(index.keys() for index in indexes.values())))
     return [pair for name in names for pair in upgrade_pairs_of(name, indexes)]
 
@@ -519,10 +546,39 @@ def served_pairs(
     """``(source, older suite, newer suite)`` for consecutive suites among those the archive
     served (in :data:`SUITES` order) whose upstream versions differ: an upgrade may skip a
     suite whose ``debian/`` the archive does not serve (the newer changelog covers every
-    version between). Then the upgrades into the served suites beside the releases
-    (:func:`extra_pairs`) that do not repeat one already paired: the same older Debian
-    version to the same new upstream version is one upgrade (the same series audited on
-    the same trees), however many suites reach it; the releases' pair is kept."""
+    version between). Then every further pair of served releases whose upstream versions
+    differ (:func:`longer_pairs`: a user of the older release who upgrades to a later one
+    upgrades over the releases between), one per pair of upstream versions. Then the
+    upgrades into the served suites beside the releases (:func:`extra_pairs`) that do not
+    repeat one already paired: the same older Debian version to the same new upstream
+    version is one upgrade (the same series audited on the same trees), however many
+    suites reach it; the releases' pair is kept."""
+    pairs = consecutive_pairs(source, indexes, served)
+    spans = {span_key(pair, indexes) for pair in pairs}
+    for pair in longer_pairs(source, indexes, served):
+        if span_key(pair, indexes) not in spans:
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    seen = {pair_key(pair, indexes) for pair in pairs}
+    for pair in extra_pairs(source, indexes, served):
+        key = pair_key(pair, indexes)
+        if key not in seen:
+            seen.add(key)
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    for pair in extra_pairs(source, indexes, served, every=True):
+        if pair_key(pair, indexes) not in seen and span_key(pair, indexes) not in spans:
+            seen.add(pair_key(pair, indexes))
+            spans.add(span_key(pair, indexes))
+            pairs.append(pair)
+    return pairs
+
+
+def consecutive_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for consecutive releases among the ``served``
+    ones (in :data:`SUITES` order) whose upstream versions differ."""
     present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
     pairs = []
     for old, new in itertools.pairwise(present):
@@ -530,25 +586,41 @@ def served_pairs(
         b = debian_truth.upstream_version(indexes[new][source].version)
         if a != b:
             pairs.append((source, old, new))
-    seen = {pair_key(pair, indexes) for pair in pairs}
-    for pair in extra_pairs(source, indexes, served):
-        key = pair_key(pair, indexes)
-        if key not in seen:
-            seen.add(key)
-            pairs.append(pair)
+    return pairs
+
+
+def longer_pairs(
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+) -> list[tuple[str, str, str]]:
+    """``(source, older suite, newer suite)`` for the pairs of ``served`` releases (in
+    :data:`SUITES` order, nearest newer suite first) that are not consecutive, whose
+    Debian versions rise and whose upstream versions differ: the newer suite's changelog
+    covers every version between, so its series is the maintainers' answer to the older
+    one's over the whole span. Pairs of the same upstream versions are not removed here
+    (:func:`served_pairs` keeps one)."""
+    present = [s for s in SUITES if s in served and source in indexes.get(s, {})]
+    pairs = []
+    for i, old in enumerate(present):
+        for new in present[i + 2 :]:
+            a, b = indexes[old][source].version, indexes[new][source].version
+            if debian_truth.compare_versions(b, a) <= 0:
+                continue
+            if debian_truth.upstream_version(a) != debian_truth.upstream_version(b):
+                pairs.append((source, old, new))
     return pairs
 
 
 def extra_pairs(
-    source: str, indexes: dict[str, dict[str, Source]], served: set[str]
+    source: str, indexes: dict[str, dict[str, Source]], served: set[str], every: bool = False
 ) -> list[tuple[str, str, str]]:
     """``(source, older suite, extra suite)`` for each served suite of
     :data:`EXTRA_SUITES` (in its order) whose Debian version is higher than, and whose
     upstream version differs from, the newest served release up to the one it follows
     (a backport of bookworm after bookworm, else bullseye; experimental after sid, else
     the newest release before it): that release's series upgraded by the suite's
-    maintainers, whose changelog covers every version between. Repeats are not removed
-    here (:func:`served_pairs` does)."""
+    maintainers, whose changelog covers every version between. With ``every``, the older
+    served releases up to the one it follows instead (each a longer upgrade into the
+    suite, newest first). Repeats are not removed here (:func:`served_pairs` does)."""
     pairs = []
     for extra, follows in EXTRA_SUITES.items():
         entry = indexes.get(extra, {}).get(source)
@@ -556,15 +628,14 @@ def extra_pairs(
             continue
         releases = SUITES[: SUITES.index(follows) + 1]
         older = [s for s in releases if s in served and source in indexes.get(s, {})]
-        if not older:
-            continue
-        base = indexes[older[-1]][source]
-        if debian_truth.compare_versions(entry.version, base.version) <= 0:
-            continue
-        if debian_truth.upstream_version(entry.version) != debian_truth.upstream_version(
-            base.version
-        ):
-            pairs.append((source, older[-1], extra))
+        for release in reversed(older[:-1]) if every else older[-1:]:
+            base = indexes[release][source]
+            if debian_truth.compare_versions(entry.version, base.version) <= 0:
+                continue
+            if debian_truth.upstream_version(entry.version) != debian_truth.upstream_version(
+                base.version
+            ):
+                pairs.append((source, release, extra))
     return pairs
 
 
@@ -580,6 +651,19 @@ def pair_key(
     )
 
 
+def span_key(
+    pair: tuple[str, str, str], indexes: dict[str, dict[str, Source]]
+) -> tuple[str, str, str]:
+    """The upstream span of an upgrade: ``(source, older upstream version, newer upstream
+    version)``; a longer upgrade over a span already paired adds no new trees."""
+    source, old, new = pair
+    return (
+        source,
+        debian_truth.upstream_version(indexes[old][source].version),
+        debian_truth.upstream_version(indexes[new][source].version),
+    )
+
+
 def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, str]]:
     """A fetched series: its entries and each patch's text (``""`` when the file is missing)."""
     series = debian / "patches" / "series"
@@ -591,6 +675,22 @@ def series_texts(debian: Path) -> tuple[list[tuple[str, int | None]], dict[str, 
         path = debian / "patches" / name
         texts[name] = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
     return entries, texts
+
+
+def touches_python(texts: Iterable[str]) -> bool:
+    r"""Whether a patch of ``texts`` changes, creates or deletes a Python file
+    (:data:`PYTHON_FILE`, by the names on its ``---``/``+++`` lines).
+
+    >>> touches_python(["--- a/setup.py\n+++ b/setup.py\n@@ -1 +1 @@\n"])
+    True
+    >>> touches_python(["--- a/src/x.c\n+++ b/src/x.c\n@@ -1 +1 @@\n"])
+    False
+    """
+    return any(
+        PYTHON_FILE.search(name)
+        for text in texts
+        for name in re.findall(r"^(?:---|\+\+\+) (\S+)", text, re.M)
+    )
 
 
 def modified_paths(text: str, strip: int) -> set[str]:
@@ -671,6 +771,9 @@ def mine_pair(
     entries, old_texts = series_texts(old_debian)
     if not entries:
         mined.reason = NO_SERIES
+        return mined
+    if not indexes[old][source].helper and not touches_python(old_texts.values()):
+        mined.reason = NO_PYTHON
         return mined
     old_version = accuracy.debian_version(old_debian) or indexes[old][source].version
     new_version = accuracy.debian_version(new_debian) or indexes[new][source].version
@@ -967,6 +1070,10 @@ def main(argv: list[str] | None = None) -> int:
         pairs = [pair for pair in pairs if pair[0] in wanted]
     tally = Tally()
     tally.add("python source packages (any suite)", len(set().union(*map(set, indexes.values()))))
+    tally.add(
+        "python source packages built without a Python build helper (any suite)",
+        len({n for index in indexes.values() for n, e in index.items() if not e.helper}),
+    )
     tally.add("suite pairs with a new upstream version", len(pairs))
     names = load_names(args.names)
     sources = list(dict.fromkeys(pair[0] for pair in by_popularity(pairs, indexes, names)))
@@ -998,13 +1105,26 @@ def main(argv: list[str] | None = None) -> int:
     for source in sources:
         served = set(fetched.get(source, {}))
         found = served_pairs(source, indexes, served)
-        consecutive = {(old, new) for _s, old, new in upgrade_pairs_of(source, indexes)}
+        present = {suite for suite in SUITES if source in indexes.get(suite, {})}
+        consecutive = {(old, new) for _s, old, new in consecutive_pairs(source, indexes, present)}
+        among_served = {(old, new) for _s, old, new in consecutive_pairs(source, indexes, served)}
         for pair in found:
-            if (pair[1], pair[2]) not in consecutive:
+            if pair[2] in EXTRA_SUITES or (pair[1], pair[2]) in consecutive:
+                continue
+            if (pair[1], pair[2]) in among_served:
                 tally.add("upgrades between served suites that skip a suite not served")
+            else:
+                tally.add(
+                    "upgrades between served releases over a served release between "
+                    "(every pair of upstream versions)"
+                )
         both = sum(1 for old, new in consecutive if {old, new} <= served)
         extras = extra_pairs(source, indexes, served)
-        kept = sum(1 for pair in found if pair[2] in EXTRA_SUITES)
+        kept = sum(1 for pair in found if pair[2] in EXTRA_SUITES and pair in extras)
+        tally.add(
+            "upgrades into a suite beside the releases from an older release",
+            sum(1 for pair in found if pair[2] in EXTRA_SUITES and pair not in extras),
+        )
         tally.add("upgrades into a suite beside the releases", kept)
         tally.add(
             "upgrades into a suite beside the releases left out: the same older Debian "

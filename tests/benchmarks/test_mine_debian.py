@@ -65,6 +65,45 @@ def test_parse_sources_keeps_python_quilt_sources_with_their_tarball() -> None:
     )
 
 
+BINDINGS = """\
+Package: libfoo
+Binary: libfoo1, python3-libfoo
+Version: 0.3-1
+Build-Depends: debhelper-compat (= 13), cmake, python3-dev:native, libpython3-dev
+Format: 3.0 (quilt)
+Directory: pool/main/libf/libfoo
+
+Package: foo-docs
+Binary: foo-docs, python3-foo-docs
+Version: 0.3-1
+Build-Depends: debhelper-compat (= 13), libpython3-dev, python3.11-venv
+Format: 3.0 (quilt)
+Directory: pool/main/f/foo-docs
+
+Package: foo-compiler
+Binary: foo-compiler, libfoo-compiler-dev
+Version: 9.4-1
+Build-Depends: debhelper-compat (= 13), python3:native, python3-sphinx
+Format: 3.0 (quilt)
+Directory: pool/main/f/foo-compiler
+"""
+
+
+def test_parse_sources_keeps_other_python3_builds_without_the_helper_mark() -> None:
+    # foo-compiler runs Python only to build: it ships no python3-* package
+    found = mine.parse_sources(SOURCES + "\n" + BINDINGS)
+    assert list(found) == ["python-foo", "libfoo"]
+    assert (found["python-foo"].helper, found["libfoo"].helper) == (True, False)
+
+
+def test_touches_python_reads_the_file_names_of_the_diff() -> None:
+    c_only = "--- a/src/foo.c\n+++ b/src/foo.c\n@@ -1 +1 @@\n-a\n+b\n"
+    created = "--- /dev/null\n+++ b/bindings/foo.pyx\n@@ -0,0 +1 @@\n+a\n"
+    assert mine.touches_python([c_only]) is False
+    assert mine.touches_python([c_only, created]) is True
+    assert mine.touches_python(["Subject: fix foo.py\n"]) is False
+
+
 def test_debian_tarball_without_one() -> None:
     assert mine.debian_tarball("") == ("", "")
     assert mine.debian_tarball(f"{'a' * 64} 10 x_1.0.orig.tar.gz") == ("", "")
@@ -94,11 +133,28 @@ INDEXES = {
 }
 
 
-def test_upgrade_pairs_take_consecutive_suites_of_two_upstream_versions() -> None:
+def test_upgrade_pairs_take_consecutive_suites_then_every_longer_span() -> None:
     assert mine.upgrade_pairs(INDEXES) == [
         ("foo", "bullseye", "bookworm"),
         ("foo", "bookworm", "trixie"),
         ("foo", "forky", "sid"),
+        # bullseye -> forky and bookworm -> forky are 1.0 -> 2.0 and 1.2 -> 2.0 again,
+        # trixie -> sid is forky -> sid's 2.0 -> 2.1
+        ("foo", "bullseye", "trixie"),
+        ("foo", "bullseye", "sid"),
+        ("foo", "bookworm", "sid"),
+    ]
+
+
+def test_longer_pairs_rise_and_change_the_upstream_version() -> None:
+    # sid went back to 0.9: no longer upgrade into it
+    indexes = _indexes(bullseye="1.0-1", bookworm="1.0-4", trixie="2.0-1", sid="0.9-1")
+    assert mine.longer_pairs("foo", indexes, set(indexes)) == [("foo", "bullseye", "trixie")]
+    assert mine.span_key(("foo", "bullseye", "trixie"), indexes) == ("foo", "1.0", "2.0")
+    # bullseye -> trixie is bookworm -> trixie's span: one upgrade, the consecutive one
+    assert mine.served_pairs("foo", indexes, set(indexes)) == [
+        ("foo", "bookworm", "trixie"),
+        ("foo", "trixie", "sid"),
     ]
 
 
@@ -107,8 +163,10 @@ def test_served_pairs_skip_the_suites_the_archive_does_not_serve() -> None:
     assert mine.served_pairs("foo", INDEXES, served) == [
         ("foo", "bullseye", "trixie"),
         ("foo", "trixie", "sid"),
+        ("foo", "bullseye", "sid"),
     ]
-    # forky's 2.0-2 is the same upstream version as trixie's: the upgrade starts there
+    # forky's 2.0-2 is the same upstream version as trixie's: the upgrade starts there,
+    # and trixie -> sid spans the same upstream versions
     assert mine.served_pairs("foo", INDEXES, {"trixie", "forky", "sid"}) == [
         ("foo", "forky", "sid")
     ]
@@ -168,6 +226,7 @@ def test_a_backport_is_an_upgrade_of_the_release_it_follows() -> None:
     assert mine.served_pairs("foo", indexes, set(indexes)) == [
         ("foo", "bookworm", "trixie"),
         ("foo", "trixie", "sid"),
+        ("foo", "bookworm", "sid"),
         ("foo", "bookworm", "bookworm-backports"),
     ]
     # bookworm not served: the backport upgrades the newest served release before it
@@ -177,6 +236,16 @@ def test_a_backport_is_an_upgrade_of_the_release_it_follows() -> None:
     ]
     # no served release up to bookworm: no upgrade into the backport
     assert mine.extra_pairs("foo", indexes, {"trixie", "bookworm-backports"}) == []
+    # both served: bullseye's series upgraded into the backport is a longer upgrade
+    both = {"bullseye", "bookworm", "bookworm-backports"}
+    assert mine.extra_pairs("foo", indexes, both, every=True) == [
+        ("foo", "bullseye", "bookworm-backports")
+    ]
+    assert mine.served_pairs("foo", indexes, both) == [
+        ("foo", "bullseye", "bookworm"),
+        ("foo", "bookworm", "bookworm-backports"),
+        ("foo", "bullseye", "bookworm-backports"),
+    ]
 
 
 def test_experimental_follows_sid_and_a_security_update_its_release() -> None:
