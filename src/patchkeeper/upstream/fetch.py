@@ -365,21 +365,20 @@ def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
     from packaging.utils import (
         InvalidSdistFilename,
         InvalidWheelFilename,
-        parse_sdist_filename,
         parse_wheel_filename,
     )
 
-    from patchkeeper.upstream.unpack import archive_stem, local_hint
+    from patchkeeper.upstream.unpack import archive_stem, local_hint, sdist_release
 
     wheel = archive.name.endswith(".whl")
     try:
         name, version = (
-            parse_wheel_filename(archive.name)[:2] if wheel else parse_sdist_filename(archive.name)
+            parse_wheel_filename(archive.name)[:2] if wheel else sdist_release(archive.name)
         )
     except (InvalidSdistFilename, InvalidWheelFilename):
         raise FetchError(
-            "this file name is no sdist's (NAME-VERSION.tar.gz) or wheel's "
-            "(NAME-VERSION-TAGS.whl), so it names no release",
+            "this file name is no sdist's (NAME-VERSION.tar.gz, or an older sdist's .zip, "
+            ".tar.bz2, .tgz) or wheel's (NAME-VERSION-TAGS.whl), so it names no release",
             path=archive,
             hint="pass the file under the name the package index gives it, its unpacked "
             "directory, or NAME==VERSION",
