@@ -31,6 +31,7 @@ from typing import Any
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.system.atomic import settle_dir, write_atomic
+from patchkeeper.system.regular import not_a_directory
 from patchkeeper.system.removal import remove_tree
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
@@ -75,9 +76,19 @@ def cache_root() -> Path:
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        where = Path(exc.filename) if exc.filename else root
+        what = None
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            # mkdir says "File exists" or "Not a directory" of a file in the way (the cache
+            # or a folder above it): name that file and what it is
+            path = (*reversed(where.parents), where)
+            blocking = next((p for p in path if os.path.lexists(p) and not p.is_dir()), None)
+            if blocking is not None:
+                where, what = blocking, not_a_directory(blocking)
         raise FetchError(
-            f"the cache of downloaded releases cannot be made at {root}: {exc.strerror or exc}",
-            path=exc.filename or root,
+            f"the cache of downloaded releases cannot be made at {root}: "
+            + (f"{where} {what}" if what else str(exc.strerror or exc)),
+            path=where,
             hint=f"set {CACHE_ENV} to a directory this user can write",
         ) from None
     return root
