@@ -492,6 +492,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return table
 
 
+#: The byte order mark some editors put at the start of a UTF-8 file ("UTF-8 with BOM"):
+#: invisible in the editor, and a TOML reader refuses it at line 1, column 1.
+BOM = "\ufeff"
+BOM_WORDS = "the file starts with a byte order mark (U+FEFF), which TOML does not allow"
+BOM_HINT = 'save the file as UTF-8 without a BOM (the editor\'s "UTF-8", not "UTF-8 with BOM")'
+
+
 def toml_syntax_error(
     path: Path,
     message: str,
@@ -504,9 +511,23 @@ def toml_syntax_error(
 
     tomllib names no line when the file ends inside a value or a key (``... (at end of
     document)``, e.g. an unclosed ``[`` on the last line): the error then names the file's last
-    line, ``text`` being the file's text."""
+    line, ``text`` being the file's text. A ``text`` that starts with a byte order mark is
+    said to (tomllib calls it an "Invalid statement" at column 1, which names nothing one
+    can see).
+
+    >>> error = toml_syntax_error(Path("a.toml"), "Invalid statement", text="\ufeffa = 1")
+    >>> error.line, str(error).splitlines()[0][:51]
+    (1, 'a.toml:1: not valid TOML: the file starts with a by')
+    """
     import re
 
+    if text.startswith(BOM):
+        return ConfigError(
+            f"not valid TOML: {BOM_WORDS}",
+            path=path,
+            line=1,
+            hint=BOM_HINT,
+        )
     match = re.search(r"\(at line (\d+), column (\d+)\)$", message)
     at_end = None if match else re.search(r"\s*\(at end of document\)$", message)
     line = int(match[1]) if match else None

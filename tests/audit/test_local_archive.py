@@ -145,3 +145,33 @@ def test_a_cut_short_local_sdist_says_to_download_it_again(cli, example: Example
     assert (run.code, run.err) == expected
     run = cli("audit", "--to", "minihttp>=1.1", "--releases", str(dl), cwd=down)
     assert (run.code, run.err) == expected
+
+
+def test_an_older_sdists_ending_is_a_release_too(cli, example: Example) -> None:
+    """The package indexes keep older sdists as ``.tar.bz2``, ``.tgz`` or ``.zip``, and pip
+    downloads them: ``--to minihttp-1.1.tar.bz2`` was refused as "no sdist's file name", and
+    ``--releases`` left such a file out, though patchkeeper unpacks each of them."""
+    down = example.downstream
+    by_directory = cli("audit", "--to", str(example.new), "--json", cwd=down)
+    dl = example.root / "dl"
+    dl.mkdir()
+    for name, mode in (("minihttp-1.1.tar.bz2", "w:bz2"), ("minihttp-1.2.tgz", "w:gz")):
+        release = example.root / "upstream" / name.removesuffix(".tar.bz2").removesuffix(".tgz")
+        with tarfile.open(dl / name, mode) as archive:
+            archive.add(release, arcname=release.name)
+    run = cli("audit", "--to", str(dl / "minihttp-1.1.tar.bz2"), "--json", cwd=down)
+    assert (run.code, _verdicts(run.out)) == (by_directory.code, _verdicts(by_directory.out))
+    target = json.loads(run.out)["target"]
+    assert (target["name"], target["version"]) == ("minihttp", "1.1")
+    run = cli("audit", "--to", "minihttp>=1.1", "--releases", str(dl), cwd=down)
+    assert "releases in minihttp>=1.1: 1.1, 1.2\n" in run.out
+    # a name that is no release's is still refused, with the endings it may have
+    other = dl / "snapshot.tar.bz2"
+    other.write_bytes((dl / "minihttp-1.1.tar.bz2").read_bytes())
+    run = cli("audit", "--to", str(other), cwd=down)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {other}: this file name is no sdist's (NAME-VERSION.tar.gz, or an "
+        "older sdist's .zip, .tar.bz2, .tgz) or wheel's (NAME-VERSION-TAGS.whl), so it names no "
+        "release",
+    )

@@ -262,6 +262,13 @@ def test_no_record_at_all(cli, audited: Path) -> None:
             ("record-not-current", "AUDIT.md is missing", "run patchkeeper report"),
         ],
     )
+    # The headline says there is no record, not that a record is stale or false.
+    run = cli("report", "--check", cwd=audited)
+    assert run.out.splitlines()[0] == (
+        f"the record {audited}/AUDIT.md does not exist: 2 findings (6 series patches, "
+        "0 runtime entries, 1 retired, 7 decided)"
+    )
+    assert json.loads(cli("report", "--check", "--json", cwd=audited).out)["missing"] is True
 
 
 def git(root: Path, *args: str) -> None:

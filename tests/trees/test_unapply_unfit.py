@@ -50,3 +50,40 @@ def test_unapply_of_a_series_that_does_not_fit_the_pristine_tree(cli, tmp_path: 
     assert (
         run.out.splitlines()[0] == f"unapply: the series is partially applied on directory {target}"
     )
+
+
+#: A Debian-style patch of the sdist's root: its module and its test, which a wheel lacks.
+WITH_TEST = (
+    "Description: answer the right number, tested\n"
+    "---\n"
+    "--- a/pkg/core.py\n+++ b/pkg/core.py\n"
+    "@@ -1,4 +1,4 @@\n def answer():\n-    return 41\n+    return 42\n \n \n"
+    "--- a/tests/test_core.py\n+++ b/tests/test_core.py\n"
+    "@@ -1,2 +1,2 @@\n def test_answer():\n-    assert answer() == 41\n+    assert answer() == 42\n"
+)
+
+
+def test_unapply_where_a_file_of_the_patch_is_in_neither_tree(cli, tmp_path: Path) -> None:
+    """The series changes ``tests/test_core.py``, which neither the target nor the pristine
+    reference has (an installed wheel holds no tests): nothing is applied and every file is
+    pristine. unapply said "the series is partially applied" (exit 1) and "undo its applied
+    hunks by hand", of which there were none."""
+    down = _downstream(tmp_path)
+    (down / "patches" / "answer.patch").write_text(WITH_TEST)
+    target = tmp_path / "target"
+    (target / "pkg").mkdir(parents=True)
+    (target / "pkg" / "core.py").write_text(CORE)
+    run = cli("unapply", "--target", str(target), cwd=down)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [
+            f"unapply: the series is already pristine on directory {target}",
+            "nothing was changed; answer.patch does not apply to this tree either (none of its "
+            "hunks is there, and they do not fit: see 'patchkeeper status')",
+        ],
+    )
+    assert (target / "pkg" / "core.py").read_text() == CORE
+    run = cli("status", "--target", str(target), cwd=down)
+    assert (
+        run.out.splitlines()[-2] == "    answer.patch: tests/test_core.py: the file does not exist"
+    )

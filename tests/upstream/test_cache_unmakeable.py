@@ -1,7 +1,8 @@
 """The cache of downloaded releases cannot be made (a home folder the user cannot write, a
 ``PATCHKEEPER_CACHE`` under a file): the error names the folder and the variable that moves
 the cache. A cache under a file stopped ``audit --to`` as a bug (exit 3); a home on a
-read-only file system was told to "work on a copy"."""
+read-only file system was told to "work on a copy". The file in the way is named with what it
+is (mkdir says "Not a directory" or "File exists", which names nothing one can act on)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,21 @@ def test_a_cache_under_a_file_is_named(cli, tmp_path, local_index, tar_bytes, mo
     before = tree_bytes(root)
     run = cli("audit", "--to", "pk-demo==1.1", "--pristine", str(tmp_path / "target"), cwd=root)
     assert (run.code, run.out) == (2, "")
+    notes = tmp_path / "notes.txt"
     assert run.err == (
-        f"patchkeeper: error: {cache}: the new upstream (--to) pk-demo==1.1 cannot be "
-        f"fetched: the cache of downloaded releases cannot be made at {cache}: Not a "
-        "directory\n"
+        f"patchkeeper: error: {notes}: the new upstream (--to) pk-demo==1.1 cannot be "
+        f"fetched: the cache of downloaded releases cannot be made at {cache}: {notes} is a "
+        "regular file, not a directory\n"
         "  hint: set PATCHKEEPER_CACHE to a directory this user can write\n"
+    )
+    # the cache itself a file: mkdir's "File exists" named as what is there
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(notes))
+    run = cli("audit", "--to", "pk-demo==1.1", "--pristine", str(tmp_path / "target"), cwd=root)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {notes}: the new upstream (--to) pk-demo==1.1 cannot be "
+        f"fetched: the cache of downloaded releases cannot be made at {notes}: {notes} is a "
+        "regular file, not a directory",
     )
     run = cli("audit", "--to", "pk-demo==1.1", "--json", cwd=root)
     assert json.loads(run.out)["error"]["hint"] == (

@@ -270,17 +270,18 @@ def _archive_release(filename: str) -> tuple[str, str, bool] | None:
         InvalidSdistFilename,
         InvalidWheelFilename,
         canonicalize_name,
-        parse_sdist_filename,
         parse_wheel_filename,
     )
 
+    from patchkeeper.upstream.unpack import is_archive, sdist_release
+
     try:
         if filename.endswith(".whl"):
-            name, version = parse_wheel_filename(filename)[:2]
-            return canonicalize_name(name), str(version), True
-        if filename.endswith((".tar.gz", ".zip")):
-            name, version = parse_sdist_filename(filename)
-            return canonicalize_name(name), str(version), False
+            wheel_name, wheel_version = parse_wheel_filename(filename)[:2]
+            return canonicalize_name(wheel_name), str(wheel_version), True
+        if is_archive(filename):
+            name, version = sdist_release(filename)
+            return canonicalize_name(name), version, False
     except (InvalidSdistFilename, InvalidWheelFilename):
         return None
     return None

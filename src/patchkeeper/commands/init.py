@@ -41,10 +41,11 @@ def patching_plugin(root: Path, upstream: str | None) -> RuntimePlugin | None:
 
     from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
     from patchkeeper.runtime.settings import resolve_settings
+    from patchkeeper.system.pyproject import source_dirs
 
     for name in [upstream] if upstream else list(KNOWN_UPSTREAMS):
         module = name.replace("-", "_")  # the import name: no import name holds a "-"
-        for base in (root, root / "src"):
+        for base in (root, *source_dirs(root)):
             try:
                 packages = sorted(d.name for d in base.iterdir() if (d / "__init__.py").is_file())
             except OSError:

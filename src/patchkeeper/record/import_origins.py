@@ -101,10 +101,8 @@ def run_probe(python: Path, args: list[str], cwd: Path, timeout: float) -> dict[
     done = probes.run_probe(python, command, words, timeout=timeout, cwd=cwd, env=env)
     answer = answer_after(done.stdout, MARKER)
     if answer is None:
-        raise TargetError(
-            f"the environment probe printed no result (exit {done.returncode}): "
-            f"{done.stderr.strip()[-600:]}",
-            path=python,
+        raise probes.probe_failed(
+            done, python, "the environment probe printed no result", words.run_hint
         )
     return dict(answer)
 

@@ -282,4 +282,5 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         written=(),
         counts=_counts(record),
         findings=tuple(findings),
+        missing=not settings.audit_file.is_file(),
     )

@@ -88,6 +88,7 @@ class ReportResult:
         written: the files written (empty for ``--check``).
         counts: how many rows of each kind, decided and suggested.
         findings: what makes the record stale or false.
+        missing: ``--check`` found no record at ``audit_file`` (none was written yet).
     """
 
     check: bool
@@ -96,6 +97,7 @@ class ReportResult:
     written: tuple[str, ...]
     counts: RecordCounts
     findings: tuple[Finding, ...]
+    missing: bool = False
 
     @property
     def exit_code(self) -> int:

@@ -25,10 +25,11 @@ def report_text(result: ReportResult) -> str:
     if c.suggested:
         counted += f", {c.suggested} suggested"
     if result.check:
+        state = "does not exist" if result.missing else "is stale or false"
         head = (
             f"the record {result.audit_file} is current and true ({counted})"
             if not result.findings
-            else f"the record {result.audit_file} is stale or false: "
+            else f"the record {result.audit_file} {state}: "
             f"{plural(len(result.findings), 'finding')} ({counted})"
         )
     else:

@@ -123,6 +123,8 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
             out.append(f"    {name}: {hunk} not applied")
         for problem in getattr(patch, "problems", ()):
             out.append(f"    {name}: {problem}")
+        for change in getattr(patch, "missing_changes", ()):
+            out.append(f"    {name}: {change}")
     for check in state.drifted:
         out.append(f"  drift: {check.path} {_drift_words(check)}")
     return out

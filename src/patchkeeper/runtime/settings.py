@@ -27,6 +27,7 @@ from typing import Any
 
 from patchkeeper.config import register_section
 from patchkeeper.errors import ConfigError
+from patchkeeper.system.pyproject import source_dirs
 from patchkeeper.system.regular import not_a_directory
 
 SECTION = "runtime"
@@ -145,7 +146,7 @@ def resolve_settings(
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
-        found = _packages(root) or _packages(root / "src") or _wheel_packages(root)
+        found = _packages(root) or _source_packages(root) or _wheel_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
@@ -159,11 +160,11 @@ def resolve_settings(
             f"the plugin directory {root} {not_a_directory(root) or 'does not exist'}",
             hint=ROOT_HINT,
         )
-    if (
-        not (root / name.replace(".", "/")).is_dir()
-        and (root / "src" / name.split(".")[0]).is_dir()
-    ):
-        root = root / "src"  # a src layout: the package is under DIR/src, its project files in DIR
+    if not (root / name.replace(".", "/")).is_dir():
+        # a src layout, or the folder the project files name: the package is under DIR/src
+        # (DIR/python, ...), its project files in DIR
+        holding = [d for d in source_dirs(root) if (d / name.split(".")[0]).is_dir()]
+        root = holding[0] if holding else root
     if not (root / name.replace(".", "/")).is_dir() and (data := _wheel_data(root, name)):
         root = data  # an unpacked wheel: the package under NAME.data/purelib, .dist-info in DIR
     if not (root / name.replace(".", "/")).is_dir():
@@ -306,6 +307,15 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+def _source_packages(project: Path) -> list[str]:
+    """The import packages of the first of ``project``'s :func:`source_dirs` that has any."""
+    for folder in source_dirs(project):
+        found = _packages(folder)
+        if found:
+            return found
+    return []
 
 
 def _packages(root: Path) -> list[str]:

@@ -33,7 +33,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.config import CONFIG_FILE, PYPROJECT, Config, _pyproject_table, validate
+from patchkeeper.config import (
+    CONFIG_FILE,
+    PYPROJECT,
+    Config,
+    _pyproject_table,
+    _read_toml,
+    validate,
+)
 from patchkeeper.constants import OPTION_LEDGER
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.ledger.rows import LedgerRow
@@ -437,6 +444,7 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
     Raises:
         RuntimePluginHere: ``found`` itself (nothing written) when the pin or the package
             cannot be told.
+        ConfigError: ``pyproject.toml`` cannot be read or is not TOML (nothing written).
         TargetError: the write failed (the file put back).
     """
     plugin = found.plugin
@@ -447,6 +455,9 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
         raise found
     upstream, version = pin.upstream, pin.pin
     source = root / PYPROJECT
+    # The keys are added to the file as text: a file that is not TOML would stay unreadable,
+    # and every command after init would stop at it.
+    _read_toml(source)
     data = source.read_bytes()
     tail = b"" if not data or data.endswith(b"\n") else b"\n"
     text = plugin_config_text(upstream, version, plugin.package)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.system.pyproject import project_table
+from patchkeeper.system.pyproject import project_table, source_dirs
 
 #: The entry-point groups an upstream loads its plugins from: the upstream is the prefix.
 PLUGIN_GROUP = re.compile(r"(?P<upstream>[A-Za-z0-9_.-]+)\.(?:platform|general)_plugins")
@@ -156,7 +156,8 @@ def runtime_plugin(root: Path) -> RuntimePlugin | None:
         upstream, reason = requirements[written[0]].name, f"dependency {written[0]}"
     if not package and isinstance(project.get("name"), str):  # the project's own package
         named = canonicalize_name(project["name"]).replace("-", "_")
-        package = named if (root / named).is_dir() or (root / "src" / named).is_dir() else ""
+        bases = (root, *source_dirs(root))
+        package = named if any((base / named).is_dir() for base in bases) else ""
     pin = None
     for requirement in requirements.values():
         if canonicalize_name(requirement.name) != canonicalize_name(upstream):

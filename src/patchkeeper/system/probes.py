@@ -93,6 +93,31 @@ def run_probe(
         ) from None
 
 
+def probe_failed(
+    done: subprocess.CompletedProcess[str], python: Path | str, what: str, hint: str | None
+) -> TargetError:
+    """The error for a probe that ran but gave no answer: ``what`` happened (``"the
+    interpreter failed to locate vllm"``), its exit code and the end of its standard error,
+    or that it wrote none (``/bin/false``, a wrapper script that exits at once), then the
+    ``hint`` and how to see the cause.
+
+    >>> done = subprocess.CompletedProcess(["false"], 1, "", "")
+    >>> error = probe_failed(done, "/bin/false", "the probe printed no result", "give --python")
+    >>> error.message
+    'the probe printed no result (exit 1) and wrote nothing on standard error'
+    >>> error.hint
+    "give --python; run '/bin/false -c pass' to see what the interpreter does"
+    """
+    said = done.stderr.strip()
+    told = f": {said[-400:]}" if said else " and wrote nothing on standard error"
+    see = f"run '{python} -c pass' to see what the interpreter does"
+    return TargetError(
+        f"{what} (exit {done.returncode}){told}",
+        path=python,
+        hint=f"{hint}; {see}" if hint else see,
+    )
+
+
 def answer_after(stdout: str, marker: str) -> Any | None:
     """The JSON value on the first line of ``stdout`` that starts with ``marker``, or ``None``.
 

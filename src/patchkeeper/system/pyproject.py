@@ -9,6 +9,7 @@ as facts that may be missing: a file that is absent, unreadable, not UTF-8, not 
 
 from __future__ import annotations
 
+import posixpath
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,3 +38,55 @@ def project_string(root: Path, key: str) -> str | None:
     """A text value of ``[project]`` (``name``, ``version``), ``None`` when not static text."""
     value = project_table(root).get(key)
     return value if isinstance(value, str) else None
+
+
+def source_dirs(project: Path) -> list[Path]:
+    """The folders of ``project`` (a plugin's source tree) that hold its packages instead of
+    the top: ``src`` (setuptools' and hatch's src layout), and the one its project files
+    name (setuptools' ``package-dir = {"" = "python"}`` or ``packages.find`` ``where``, in
+    ``pyproject.toml`` or ``setup.cfg``). Only folders that exist are given; a name that
+    leaves the project is ignored."""
+    names = ["src", *_declared_source_dirs(project)]
+    out: list[Path] = []
+    for name in names:
+        relative = posixpath.normpath(name.strip().replace("\\", "/"))
+        if relative in ("", ".") or relative.startswith(("..", "/")):
+            continue
+        folder = project / relative
+        if folder.is_dir() and folder not in out:
+            out.append(folder)
+    return out
+
+
+def _declared_source_dirs(project: Path) -> list[str]:
+    """The package folders ``project``'s ``pyproject.toml`` and ``setup.cfg`` declare to
+    setuptools, as written; ``[]`` when they declare none or cannot be read."""
+    import configparser
+
+    names: list[str] = []
+    try:
+        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        data = {}
+    tool = data.get("tool")
+    setuptools = tool.get("setuptools") if isinstance(tool, dict) else None
+    if isinstance(setuptools, dict):
+        package_dir = setuptools.get("package-dir")
+        if isinstance(package_dir, dict) and isinstance(package_dir.get(""), str):
+            names.append(package_dir[""])
+        packages = setuptools.get("packages")
+        find = packages.get("find") if isinstance(packages, dict) else None
+        where = find.get("where") if isinstance(find, dict) else None
+        if isinstance(where, list):
+            names += [w for w in where if isinstance(w, str)]
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string((project / "setup.cfg").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, configparser.Error):
+        return names
+    for line in parser.get("options", "package_dir", fallback="").splitlines():
+        key, _, value = line.partition("=")
+        if not key.strip() and value.strip():
+            names.append(value.strip())
+    names += parser.get("options.packages.find", "where", fallback="").split()
+    return names

@@ -25,7 +25,7 @@ the pristine files, and the target's bytes decide which are applied
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from patchkeeper.constants import WordEnum
 from patchkeeper.jsonable import FILE_NAME
@@ -97,6 +97,10 @@ class PatchState:
         missing_hunks: the hunks not applied.
         problems: what keeps a patch in conflict besides its hunks, in words with the path
             first (``"run.sh: has mode 100644, the patch changes it from 100755"``).
+        missing_changes: for a patch not applied, the changes it makes that no hunk holds
+            (a mode, a rename, an empty file created or deleted), in words with the path
+            first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
+            patch of such changes alone would be *not applied* with nothing saying what.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -104,6 +108,7 @@ class PatchState:
     applied_hunks: tuple[HunkRef, ...] = ()
     missing_hunks: tuple[HunkRef, ...] = ()
     problems: tuple[str, ...] = ()
+    missing_changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -523,7 +528,36 @@ def series_state(
         # content left in ``ws`` (and the drift reported) does not hold their undoing.
         doubtful |= taken_back
         ws.restore(snapshot)
+    states = [
+        replace(state, missing_changes=whole_file_changes(patch))
+        if state.state == NOT_APPLIED
+        else state
+        for patch, state in zip(patches, states)
+    ]
     return SeriesState(tuple(states), tuple(checks), pristine.label if pristine else None)
+
+
+def whole_file_changes(patch: Patch) -> tuple[str, ...]:
+    """The changes ``patch`` makes that no hunk holds, in words with the path first: a mode
+    change, a rename, an empty file created or deleted (git writes those without hunks).
+
+    >>> from pathlib import Path
+    >>> mode = FileDiff("run.sh", "run.sh", "100644", "100755", (), 1)
+    >>> moved = FileDiff("a.py", "b.py", None, None, (), 5)
+    >>> whole_file_changes(Patch("p", Path("p"), b"", b"", 0, (mode, moved)))
+    ('run.sh: mode not changed to 100755 (from 100644)', 'a.py: not renamed to b.py')
+    """
+    out = []
+    for diff in patch.files:
+        if diff.is_rename:
+            out.append(f"{diff.old_path}: not renamed to {diff.new_path}")
+        elif diff.is_creation and not diff.hunks:
+            out.append(f"{diff.path}: the empty file not created")
+        elif diff.is_deletion and not diff.hunks:
+            out.append(f"{diff.path}: the empty file not deleted")
+        if diff.old_mode and diff.new_mode and diff.old_mode != diff.new_mode:
+            out.append(f"{diff.path}: mode not changed to {diff.new_mode} (from {diff.old_mode})")
+    return tuple(out)
 
 
 def _walk(

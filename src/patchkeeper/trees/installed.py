@@ -25,7 +25,7 @@ from typing import Any
 from patchkeeper.config import dotted_key_line
 from patchkeeper.constants import APPLIED_RECORD
 from patchkeeper.errors import TargetError
-from patchkeeper.system.probes import ProbeWords, run_probe
+from patchkeeper.system.probes import ProbeWords, probe_failed, run_probe
 
 _LOCATE = r"""
 import importlib.metadata as m, json, sys
@@ -175,10 +175,8 @@ def locate_distribution(
     interpreter = str(python) if python is not None else sys.executable
     proc = run_probe(interpreter, ["-I", "-c", _LOCATE, name], _LOCATE_WORDS, timeout=60)
     if proc.returncode != 0:
-        raise TargetError(
-            f"the interpreter failed to locate {name} (exit {proc.returncode}): "
-            f"{proc.stderr.strip()[-400:]}",
-            path=interpreter,
+        raise probe_failed(
+            proc, interpreter, f"the interpreter failed to locate {name}", _LOCATE_WORDS.run_hint
         )
     found = _answer(proc.stdout)
     if found is None:

@@ -119,7 +119,9 @@ def unapply_from_tree(
                 edited_overlays=edited,
             )
 
-        unfit = _unfit_on_pristine(state, reference)
+        # On another release than the pin a file the series changes may be gone from it:
+        # the pin refusal below says so better than "does not apply".
+        unfit = _unfit_on_pristine(state, reference, missing_files=not pin_note)
         if (state.none_applied or unfit) and not state.drifted:
             note = "nothing was changed"
             if unfit:
@@ -257,18 +259,24 @@ PIN_REFUSAL = (
 )
 
 
-def _unfit_on_pristine(state: SeriesState, reference: Pristine | None) -> list[str]:
+def _unfit_on_pristine(
+    state: SeriesState, reference: Pristine | None, missing_files: bool = True
+) -> list[str]:
     """The patches in conflict on a tree that is the pristine reference's (none applied,
     every touched file as pristine): a series that does not apply to its own pin, whose
     patches have nothing to undo; ``[]`` when any patch has a hunk applied, or there is no
-    reference to show the files are pristine."""
+    reference to show the files are pristine. With ``missing_files``, a patch whose only
+    other problem is a file that neither the tree nor the reference has (a series of the
+    sdist's root, with its tests, on an installed wheel) has nothing to undo either."""
+    from patchkeeper.series.hunk_evidence import MISSING_FILE
     from patchkeeper.trees.applied import CONFLICT, NOT_APPLIED
 
     if reference is None or not state.files:
         return []
     unfit = []
     for patch in state.patches:
-        if patch.state == CONFLICT and not patch.applied_hunks and not patch.problems:
+        gone = missing_files and all(p.endswith(f": {MISSING_FILE}") for p in patch.problems)
+        if patch.state == CONFLICT and not patch.applied_hunks and (gone or not patch.problems):
             unfit.append(patch.name)
         elif patch.state != NOT_APPLIED:
             return []

@@ -31,6 +31,7 @@ from typing import Any
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import FetchError, TargetError
 from patchkeeper.system.atomic import settle_dir, write_atomic
+from patchkeeper.system.regular import not_a_directory
 from patchkeeper.system.removal import remove_tree
 
 #: The kinds of distribution file a requirement can be fetched as (config key ``fetch``).
@@ -75,9 +76,19 @@ def cache_root() -> Path:
     try:
         root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
+        where = Path(exc.filename) if exc.filename else root
+        what = None
+        if isinstance(exc, (FileExistsError, NotADirectoryError)):
+            # mkdir says "File exists" or "Not a directory" of a file in the way (the cache
+            # or a folder above it): name that file and what it is
+            path = (*reversed(where.parents), where)
+            blocking = next((p for p in path if os.path.lexists(p) and not p.is_dir()), None)
+            if blocking is not None:
+                where, what = blocking, not_a_directory(blocking)
         raise FetchError(
-            f"the cache of downloaded releases cannot be made at {root}: {exc.strerror or exc}",
-            path=exc.filename or root,
+            f"the cache of downloaded releases cannot be made at {root}: "
+            + (f"{where} {what}" if what else str(exc.strerror or exc)),
+            path=where,
             hint=f"set {CACHE_ENV} to a directory this user can write",
         ) from None
     return root
@@ -365,21 +376,20 @@ def unpack_local(archive: Path, upstream: str | None = None) -> FetchedTree:
     from packaging.utils import (
         InvalidSdistFilename,
         InvalidWheelFilename,
-        parse_sdist_filename,
         parse_wheel_filename,
     )
 
-    from patchkeeper.upstream.unpack import archive_stem, local_hint
+    from patchkeeper.upstream.unpack import archive_stem, local_hint, sdist_release
 
     wheel = archive.name.endswith(".whl")
     try:
         name, version = (
-            parse_wheel_filename(archive.name)[:2] if wheel else parse_sdist_filename(archive.name)
+            parse_wheel_filename(archive.name)[:2] if wheel else sdist_release(archive.name)
         )
     except (InvalidSdistFilename, InvalidWheelFilename):
         raise FetchError(
-            "this file name is no sdist's (NAME-VERSION.tar.gz) or wheel's "
-            "(NAME-VERSION-TAGS.whl), so it names no release",
+            "this file name is no sdist's (NAME-VERSION.tar.gz, or an older sdist's .zip, "
+            ".tar.bz2, .tgz) or wheel's (NAME-VERSION-TAGS.whl), so it names no release",
             path=archive,
             hint="pass the file under the name the package index gives it, its unpacked "
             "directory, or NAME==VERSION",

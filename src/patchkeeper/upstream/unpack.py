@@ -48,6 +48,29 @@ def archive_stem(filename: str) -> str:
     return filename
 
 
+def sdist_release(filename: str) -> tuple[str, str]:
+    """``(project, version)`` of an sdist's file name, the project as PEP 503 normalises it.
+
+    PEP 625 names an sdist ``NAME-VERSION.tar.gz``; the package indexes keep older sdists
+    under the other endings pip downloads and this module unpacks (``.zip``, ``.tar.bz2``,
+    ``.tgz``, ...), read by the same rule.
+
+    >>> sdist_release("pytz-2013.7.tar.bz2"), sdist_release("Django-1.4.tgz")
+    (('pytz', '2013.7'), ('django', '1.4'))
+
+    Raises:
+        packaging.utils.InvalidSdistFilename: the name is no sdist's.
+    """
+    from packaging.utils import parse_sdist_filename
+
+    for suffix in TAR_SUFFIXES:
+        if filename.endswith(suffix) and suffix != ".tar.gz":
+            filename = filename[: -len(suffix)] + ".tar.gz"
+            break
+    name, version = parse_sdist_filename(filename)
+    return str(name), str(version)
+
+
 def is_archive(filename: str) -> bool:
     """Whether :func:`unpack_archive` knows the format of ``filename`` (by its ending)."""
     return filename.endswith(TAR_SUFFIXES + ZIP_SUFFIXES)

@@ -27,7 +27,7 @@ from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
 from patchkeeper.runtime.store.cache import file_state
 from patchkeeper.runtime.syntax.parsing import parse_file
-from patchkeeper.system.pyproject import project_table
+from patchkeeper.system.pyproject import project_table, source_dirs
 from patchkeeper.system.regular import is_special
 
 
@@ -140,10 +140,11 @@ def module_name(root: Path, file: Path) -> tuple[str, bool]:
 def project_dirs(root: Path) -> list[Path]:
     """Where the plugin's project files (``pyproject.toml``, ``setup.cfg``, ``setup.py``,
     ``*.egg-info``, ``*.dist-info``) are read from: the root, and for a ``src`` layout (the
-    root a ``src`` directory, as setuptools' and hatch's ``src/`` layouts have it) its
-    parent too; for a package an unpacked wheel keeps under ``NAME-VERSION.data/purelib``
+    root a ``src`` directory, as setuptools' and hatch's ``src/`` layouts have it, or the
+    folder the parent's project files name, :func:`~patchkeeper.system.pyproject.source_dirs`)
+    its parent too; for a package an unpacked wheel keeps under ``NAME-VERSION.data/purelib``
     (:func:`~patchkeeper.runtime.settings.wheel_root`), the wheel's top folder too."""
-    if root.name == "src":
+    if root.name == "src" or root in source_dirs(root.parent):
         return [root, root.parent]
     wheel = wheel_root(root)
     return [root] if wheel is None else [root, wheel]

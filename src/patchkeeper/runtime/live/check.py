@@ -26,7 +26,7 @@ from patchkeeper.jsonable import ABSENT_WHEN_NONE
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import describe, unparsed
 from patchkeeper.runtime.settings import PluginLocation, located_settings
-from patchkeeper.system.probes import ProbeWords, answer_after, run_probe
+from patchkeeper.system.probes import ProbeWords, answer_after, probe_failed, run_probe
 
 MARKER = "PATCHKEEPER-PROBE "
 GOOD = ("replaced", "registered")
@@ -265,10 +265,7 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
     )
     data = answer_after(done.stdout, MARKER)
     if data is None:
-        raise TargetError(
-            f"the probe printed no result (exit {done.returncode}): {done.stderr.strip()}",
-            path=python,
-        )
+        raise probe_failed(done, python, "the probe printed no result", _LIVE_WORDS.run_hint)
     if data.get("unimportable"):
         raise _unimportable(python, data["unimportable"], data["version"])
     cause = common_cause(data["entries"])
