@@ -186,6 +186,29 @@ def test_an_older_release_than_from_names_from(cli, tmp_path: Path) -> None:
     assert _files(down) == before
 
 
+@pytest.mark.parametrize("name", ["AUDIT.md", "patchkeeper-decisions.toml"])
+def test_markdown_naming_a_file_a_step_writes_starts_no_upgrade(
+    cli, tmp_path: Path, name: str
+) -> None:
+    """``--markdown AUDIT.md`` wrote the step table over the audit record the report step
+    had just written (and over the decisions file decide had written): both are refused
+    before anything is written, though neither exists yet."""
+    down = _downstream(tmp_path)
+    _releases(tmp_path)
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--markdown", name, cwd=down)
+
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series, "
+        "configuration or record: the report would replace it\n"
+        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n",
+    )
+    assert _files(down) == before
+
+
 def _branches(down: Path) -> list[str]:
     return git(down, "branch", "--format=%(refname:short)").split()
 
