@@ -361,3 +361,40 @@ def test_a_config_option_that_names_no_file(cli, example: Example) -> None:
     run = cli("--config", "/dev/null", "lint", cwd=example.downstream)
     assert (run.code, run.out) == (2, "")
     assert run.err == f"patchkeeper: error: /dev/null: not a configuration file\n{hint}"
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "message", "hint"),
+    [
+        (
+            'upstream = "paramiko"\npin = "2.12.0"\nstrip = "x"\n',
+            3,
+            "key 'strip' must be an integer, not 'x'",
+            "fix 'strip' in downstream-ci.toml",
+        ),
+        (
+            'upstream = "paramiko"\n[runtime]\npackage = "plug"\nplugin = "plug"\n',
+            4,
+            "unknown key 'runtime.plugin'",
+            "the known keys here are: activation, decorators, entry-point-groups, "
+            "header-fields, ledger-file, markers, package, patch-directory, root, "
+            "upstream-packages",
+        ),
+        (
+            '[tool.patchkeeper]\nupstream = "paramiko"\nstrip = "x"\n',
+            3,
+            "key 'strip' must be an integer, not 'x'",
+            "fix 'strip' in the [tool.patchkeeper] table of downstream-ci.toml",
+        ),
+    ],
+)
+def test_a_config_file_of_another_name_is_named_as_it_is_read(
+    cli, tmp_path, text: str, line: int, message: str, hint: str
+) -> None:
+    """A --config file of any name keeps its keys at the top level unless it has a [tool]
+    table, as it is read: the error names the key's line and the table as written there."""
+    config = tmp_path / "downstream-ci.toml"
+    config.write_text(text)
+    run = cli("--config", str(config), "lint", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == f"patchkeeper: error: {config}:{line}: {message}\n  hint: {hint}\n"

@@ -286,6 +286,30 @@ def _type_name(expected: Any) -> str:
     }.get(expected, str(expected))
 
 
+def nests_in_tool(source: Path | None) -> bool:
+    """Whether the configuration file ``source`` keeps its keys in ``[tool.patchkeeper]``,
+    by the rule :func:`read_table` reads it with: a ``pyproject.toml``, or any other file
+    with a ``[tool]`` table; any other file (a ``patchkeeper.toml``, or a file of another
+    name given with ``--config``) keeps them at the top level. ``None``
+    (no file) is read as a ``patchkeeper.toml``, the file ``init`` writes.
+
+    >>> nests_in_tool(Path("/d/pyproject.toml")), nests_in_tool(Path("/d/patchkeeper.toml"))
+    (True, False)
+    """
+    if source is None:
+        return False
+    if source.name == PYPROJECT:
+        return True
+    try:
+        text = source.read_bytes().decode("utf-8", "replace")
+    except OSError:
+        return False
+    try:
+        return "tool" in tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return re.search(r"^\s*\[\[?\s*[\"']?tool[\"']?\s*[.\]]", text, re.MULTILINE) is not None
+
+
 def table_name(source: Path | None, dotted: str) -> str:
     """Where the key ``dotted`` (``"lock-timeout"``, ``"ledger.file"``) is written, in the
     user's words: ``"patchkeeper.toml"``, ``"the [ledger] table of patchkeeper.toml"``,
@@ -298,7 +322,7 @@ def table_name(source: Path | None, dotted: str) -> str:
     """
     name = source.name if source is not None else CONFIG_FILE
     table = dotted.rpartition(".")[0]
-    if name != CONFIG_FILE:
+    if nests_in_tool(source):
         table = f"tool.patchkeeper.{table}" if table else "tool.patchkeeper"
     return f"the [{table}] table of {name}" if table else name
 
@@ -318,7 +342,7 @@ def spelt_for(text: str, source: Path | None) -> str:
     >>> spelt_for('set pin = "V" in [tool.patchkeeper]', Path("/d/pyproject.toml"))
     'set pin = "V" in [tool.patchkeeper]'
     """
-    if source is None or source.name != CONFIG_FILE or "[tool.patchkeeper" not in text:
+    if source is None or nests_in_tool(source) or "[tool.patchkeeper" not in text:
         return text
     text = re.sub(r"\[tool\.patchkeeper\.([^\]\s]+)\]", r"[\1]", text)
     top = f"the top of {source.name} (before any [table])"
@@ -622,7 +646,7 @@ def _line(source: Path | None, dotted: str) -> int | None:
     except OSError:
         return None
     *tables, key = dotted.split(".")
-    prefix = ("tool", "patchkeeper") if source.name != CONFIG_FILE else ()
+    prefix = ("tool", "patchkeeper") if nests_in_tool(source) else ()
     return table_key_line(text, (*prefix, *tables), key)
 
 

@@ -520,3 +520,48 @@ def test_a_call_with_what_the_schema_requires_is_one_the_command_takes(
         }
         for name in ("write_port_start", "write_upgrade")
     ]
+
+
+def test_a_value_that_reads_as_an_option_is_quoted_as_given(example: Example) -> None:
+    """The advice is said in tools, its options becoming arguments; a call's own value that
+    looks like an option (``to: "--help"``, a typo'd ``foreign_checkout``) was said in tools
+    too, the message then naming a value nobody gave ("the tool's description ... is an
+    option"). An empty ``directory`` reached the command line as ``-C ''``, refused in the
+    command line's words (``-C needs a value``, and a garbled ``--help`` hint)."""
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        return [
+            await client.call_tool("audit", {"directory": "downstream", "to": "--help"}),
+            await client.call_tool(
+                "lint", {"directory": "downstream", "foreign_checkout": ["--help"]}
+            ),
+            await client.call_tool("lint", {"directory": ""}),
+        ]
+
+    to_help, checkout_help, empty = talk(example.root, conversation)
+    assert (to_help.is_error, to_help.structured_content["error"]["message"]) == (
+        True,
+        "`to` has no value: --help is an option, which `to` took as its value",
+    )
+    assert (checkout_help.is_error, checkout_help.structured_content["error"]) == (
+        True,
+        {
+            "message": "Invalid value for `foreign_checkout`: --help: no such directory; give "
+            "the checkout the foreign diffs and vendored trees are compared with",
+            "file": None,
+            "line": None,
+            "hint": "read the description and input schema of lint (tools/list) to see how "
+            "to call it",
+        },
+    )
+    hint = (
+        f"directory is relative to the server's root {example.root}: pass the downstream's "
+        "directory (the one holding patchkeeper.toml), or leave it out for the root itself"
+    )
+    assert (empty.is_error, empty.structured_content["error"]) == (
+        True,
+        {"message": "directory is empty", "file": None, "line": None, "hint": hint},
+    )
+    assert texts(empty)[0] == f"patchkeeper: error: directory is empty\n  hint: {hint}"
+    assert tree_bytes(example.root) == before

@@ -157,8 +157,8 @@ def test_markdown_never_replaces_a_file_of_the_downstream(
     run = cli(*command, "--markdown", name, cwd=down)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
-        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series or "
-        "configuration: the report would replace it\n"
+        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series, "
+        "configuration or record: the report would replace it\n"
         "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n"
     )
     assert porcelain(repo) == "!! target/\n"

@@ -165,6 +165,50 @@ def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: P
     assert _files(down) == before
 
 
+def test_an_older_release_than_from_names_from(cli, tmp_path: Path) -> None:
+    """A --from release newer than --to (one not published, or mistyped) was named "the
+    release the downstream is at" and the hint asked only for another --to."""
+    down = _downstream(tmp_path)
+    write_files(tmp_path / "pdfthing-2.0", _release("2.0"))
+    write_files(tmp_path / "pdfthing-9.9", _release("9.9"))
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--from", "../pdfthing-9.9", cwd=down)
+
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: --to is 2.0, older than 9.9, the release --from names: upgrade "
+        "moves a downstream to a newer release\n"
+        "  hint: pass a newer release as --to, or as --from the release the series applies "
+        "to; to move the downstream back on purpose, run 'patchkeeper port --to' (and "
+        "'patchkeeper runtime port --write' for runtime patches)\n",
+    )
+    assert _files(down) == before
+
+
+@pytest.mark.parametrize("name", ["AUDIT.md", "patchkeeper-decisions.toml"])
+def test_markdown_naming_a_file_a_step_writes_starts_no_upgrade(
+    cli, tmp_path: Path, name: str
+) -> None:
+    """``--markdown AUDIT.md`` wrote the step table over the audit record the report step
+    had just written (and over the decisions file decide had written): both are refused
+    before anything is written, though neither exists yet."""
+    down = _downstream(tmp_path)
+    _releases(tmp_path)
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--markdown", name, cwd=down)
+
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series, "
+        "configuration or record: the report would replace it\n"
+        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n",
+    )
+    assert _files(down) == before
+
+
 def _branches(down: Path) -> list[str]:
     return git(down, "branch", "--format=%(refname:short)").split()
 

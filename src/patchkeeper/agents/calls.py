@@ -143,6 +143,13 @@ def check_paths(
     """
     base = root
     directory = arguments.get("directory")
+    if isinstance(directory, str) and not directory.strip():
+        raise CallRefused(
+            "directory is empty",
+            hint=f"directory is relative to the server's root {root}: pass the "
+            "downstream's directory (the one holding patchkeeper.toml), or leave it out "
+            "for the root itself",
+        )
     if isinstance(directory, str):
         base = _inside(root / Path(directory).expanduser(), root, "directory", directory)
         if not base.is_dir():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import click
@@ -39,6 +39,8 @@ from patchkeeper.agents.tools import (
 NO_TOOL = "(a command line: no tool runs it)"
 #: What ``--help`` becomes.
 HELP = "the tool's description and input schema (tools/list)"
+#: What ``patchkeeper --help`` (no command) becomes.
+HELP_ALL = "the tools' descriptions and input schemas (tools/list)"
 
 #: A command line in running text: ``patchkeeper`` and its words, up to a quote, a
 #: backquote, ``&&``, ``;``, ``,``, ``#``, ``(`` or ``)``; with the ``run`` before it.
@@ -137,13 +139,30 @@ def tool_of_command_line(group: click.Group, words: list[str]) -> str | None:
     return None
 
 
-def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
+def translate(
+    text: str, tool: ToolSpec | None, group: click.Group, given: Iterable[str] = ()
+) -> str:
     """``text`` (a hint, a next step) with its command lines and options said as tools and
-    arguments; ``tool``: the tool that was called, whose arguments a lone option names."""
+    arguments; ``tool``: the tool that was called, whose arguments a lone option names.
+    ``given``: the call's own argument values, which a message quotes as they were given
+    (a ``to`` of ``--help`` is the call's value, not the command line's option) and are
+    left as they are.
+
+    >>> from patchkeeper.main import cli
+    >>> translate("`to` has no value: --help is an option", None, cli, ["--help"])
+    '`to` has no value: --help is an option'
+    >>> translate("run 'patchkeeper --help' to see how to call it", None, cli)
+    "read the tools' descriptions and input schemas (tools/list) to see how to call it"
+    """
+    # a value an option could be read in, hidden under a word no pattern takes
+    kept = sorted({value for value in given if _OPTION.search(value)}, key=len, reverse=True)
+    masks = {f"GIVENVALUE{number}X": value for number, value in enumerate(kept)}
 
     def command_line(match: re.Match[str]) -> str:
         words = match.group(2).split()
         if not _command_path(group, words):  # "the patchkeeper that started it": no command
+            if words == ["--help"]:
+                return f"{'read ' if match.group(0).startswith('run ') else ''}{HELP_ALL}"
             return _OPTION.sub(option, match.group(0))
         verb = match.group(0).startswith("run ")
         if "--help" in words:
@@ -180,25 +199,35 @@ def translate(text: str, tool: ToolSpec | None, group: click.Group) -> str:
         value = match.group(3)
         return f"`{key}: {json.dumps(value)}`" if value else f"`{key}`"
 
+    def prose(part: str) -> str:
+        """The options of text outside a command line, the call's own values kept."""
+        for mask, value in masks.items():
+            part = part.replace(value, mask)
+        part = _OPTION.sub(option, part)
+        for mask, value in masks.items():
+            part = part.replace(mask, value)
+        return part
+
     parts = []
     last = 0
     for match in _COMMAND_LINE.finditer(text):
-        parts.append(_OPTION.sub(option, text[last : match.start()]))
+        parts.append(prose(text[last : match.start()]))
         parts.append(command_line(match))
         last = match.end()
-    parts.append(_OPTION.sub(option, text[last:]))
+    parts.append(prose(text[last:]))
     return "".join(parts)
 
 
 def translate_envelope(
-    envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group
+    envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group, given: Iterable[str] = ()
 ) -> dict[str, Any]:
     """``envelope`` with its advice translated (:func:`translate`), in place: the error's
     message (``--from nowhere: no directory``, which names the option the call gave as an
     argument) and hint, the envelope's ``hint`` and ``warnings``, and the next steps of
-    ``upgrade`` (each conflict's hint, ``verify``) and of ``port`` (``todo``). Returns the
-    envelope."""
-    say: Callable[[str], str] = lambda text: translate(text, tool, group)  # noqa: E731
+    ``upgrade`` (each conflict's hint, ``verify``) and of ``port`` (``todo``); ``given``:
+    the call's argument values, quoted as given. Returns the envelope."""
+    kept = tuple(given)
+    say: Callable[[str], str] = lambda text: translate(text, tool, group, kept)  # noqa: E731
     error = envelope.get("error")
     for key in ("message", "hint"):
         if isinstance(error, dict) and isinstance(error.get(key), str):

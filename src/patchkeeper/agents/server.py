@@ -103,6 +103,7 @@ def _result(
     group: click.Group,
     warnings: str = "",
     refused: bool = False,
+    given: tuple[str, ...] = (),
 ) -> Any:
     """The ``CallToolResult`` of an envelope, an error when it has ``error``: its advice (the
     error's hint, an upgrade's or a port's next steps) said in tools and arguments
@@ -111,25 +112,38 @@ def _result(
     standard error: under ``--json`` only its warnings (``patchkeeper: warning: ...`` and
     their hints, translated too; progress is drawn on a terminal only), given as one more
     text block when the call succeeded (a failed call's standard error is its error, given
-    already)."""
+    already). ``given``: the call's argument values, which the advice quotes as given."""
     from mcp import types
 
-    envelope = translate_envelope(envelope, tool, group)
+    envelope = translate_envelope(envelope, tool, group, given)
     text = json_text(envelope, latin1=True)
     failed = refused or "error" in envelope
     content: list[Any] = [types.TextContent(text=text)]
     if warnings and not failed:
-        content.append(types.TextContent(text=translate(warnings, tool, group)))
+        content.append(types.TextContent(text=translate(warnings, tool, group, given)))
     if failed:
         content.insert(0, types.TextContent(text=error_text(envelope)))
     return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
 
 
-def _refusal(tool: ToolSpec | None, group: click.Group, error: PatchkeeperError) -> Any:
+def _given(arguments: Any) -> tuple[str, ...]:
+    """The text values of a call's arguments (each item of a list too), which its result's
+    advice quotes as they were given."""
+    if not isinstance(arguments, dict):
+        return ()
+    values = [
+        v for value in arguments.values() for v in (value if isinstance(value, list) else [value])
+    ]
+    return tuple(value for value in values if isinstance(value, str))
+
+
+def _refusal(
+    tool: ToolSpec | None, group: click.Group, error: PatchkeeperError, given: tuple[str, ...] = ()
+) -> Any:
     """The tool error of a call of ``tool`` (``None``: no such tool) refused before it ran:
     an envelope with exit code 2."""
     envelope = error_envelope(tool.command if tool else "", error, error.exit_code)
-    return _result(envelope, tool, group, refused=True)
+    return _result(envelope, tool, group, refused=True, given=given)
 
 
 async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: Any) -> Any:
@@ -144,7 +158,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         if python is not None:
             await _check_interpreter(tool, python, root)
     except CallRefused as refused:
-        return _refusal(tool, group, refused)
+        return _refusal(tool, group, refused, _given(arguments))
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
     done = await _run_command(argv, root)
     out = done.stdout.decode("utf-8", "replace")
@@ -160,8 +174,9 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
             hint="run the same command line in a terminal to see its output: " + " ".join(argv[3:]),
         )
         envelope = error_envelope(tool.command, problem, 3)
-        return _result(envelope, tool, group, refused=True)
-    return _result(envelope, tool, group, done.stderr.decode("utf-8", "replace").strip())
+        return _result(envelope, tool, group, refused=True, given=_given(arguments))
+    warnings = done.stderr.decode("utf-8", "replace").strip()
+    return _result(envelope, tool, group, warnings, given=_given(arguments))
 
 
 #: How long the interpreter a writing call names (``python``) may take to say where it

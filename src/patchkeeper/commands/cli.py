@@ -157,11 +157,12 @@ def _report_bytes(text: str, stream: Any, colour: bool | None) -> bytes:
 
 
 def _refuse_input_file(path: Path) -> None:
-    """Refuse a ``--markdown`` path that is one of the downstream's own files: the
-    configuration file, the series file, a patch the series lists, the ledger file, the
-    decisions file, an existing Python file (a runtime plugin's patch), an existing file
-    that is not a report by its suffix (:data:`_REPORT_SUFFIXES`: ``debian/changelog``) or
-    one of the project's documents (:data:`_PROJECT_DOCUMENTS`: ``README.md``). A slip such
+    """Refuse a ``--markdown`` path that is one of the downstream's own files, existing or
+    one a command writes later: the configuration file, the series file, a patch the series
+    lists, the ledger file, the decisions file, the audit record; an existing Python file (a
+    runtime plugin's patch), an existing file that is not a report by its suffix
+    (:data:`_REPORT_SUFFIXES`: ``debian/changelog``) or one of the project's documents
+    (:data:`_PROJECT_DOCUMENTS`: ``README.md``). A slip such
     as ``--markdown patches/fix.patch`` (or ``PATCHES.md``) replaced the file with the
     report.
 
@@ -178,7 +179,7 @@ def _refuse_input_file(path: Path) -> None:
     context = click.get_current_context(silent=True)
     settings = getattr(context, "obj", None) if context is not None else None
     config = getattr(settings, "_config", None)  # only a configuration the command read
-    if config is not None and path.exists():
+    if config is not None:  # also one a step writes later (upgrade's record, decide's file)
         _refuse_downstream_file(path, config)
     if path.is_file() and _project_file(path):
         raise PatchkeeperError(
@@ -221,8 +222,8 @@ def _refuse_downstream_file(path: Path, config: Any) -> None:
         own |= {(config.patches_dir / name).resolve() for name in names}
     if target in own:
         raise PatchkeeperError(
-            "--markdown names a file of the downstream's series or configuration: the report "
-            "would replace it",
+            "--markdown names a file of the downstream's series, configuration or record: the "
+            "report would replace it",
             path=path,
             hint="pass --markdown a file of its own, e.g. --markdown audit.md",
         )
@@ -274,12 +275,19 @@ def _project_file(path: Path) -> bool:
 
 
 def _kept_files(config: Any) -> tuple[Path, ...]:
-    """The files a person keeps beside the series that a report must not replace: the
-    ledger (``[ledger] file``) and the decisions file (``[report] decisions-file``)."""
+    """The files kept beside the series that a report must not replace: the ledger
+    (``[ledger] file``), the decisions file (``[report] decisions-file``) and the audit
+    record (``[report] audit-file``), ``report`` writes; ``upgrade --markdown AUDIT.md``
+    replaced the record its own report step had just written with the step table."""
     from patchkeeper.ledger.settings import ledger_settings
     from patchkeeper.record.settings import report_settings
 
-    return (Path(ledger_settings(config).file), Path(report_settings(config).decisions_file))
+    settings = report_settings(config)
+    return (
+        Path(ledger_settings(config).file),
+        Path(settings.decisions_file),
+        Path(settings.audit_file),
+    )
 
 
 def _refuse_unwritable(path: Path) -> None:

@@ -185,19 +185,24 @@ def refuse_an_older_release(
 
     Raises:
         ConfigError: both versions are known and ``target`` is older, naming the configured
-            pin's line when the pin is the configured one.
+            pin's line when the pin is the configured one, else ``--from`` (a mistyped
+            ``--from`` is as likely as a mistyped ``--to``).
     """
     if older_release(target, pinned):
         from patchkeeper.config import dotted_key_line
 
         source = config.source if config is not None and configured else None
         key = "pristine" if config is not None and config.pristine else "pin"
+        at = "the release the downstream is at" if configured else "the release --from names"
+        fix = OPTION_TO
+        if not configured:
+            fix += ", or as --from the release the series applies to"
         raise ConfigError(
-            f"--to is {target}, older than {pinned}, the release the downstream is at: "
+            f"--to is {target}, older than {pinned}, {at}: "
             "upgrade moves a downstream to a newer release",
             path=source,
             line=dotted_key_line(source, key),
-            hint="pass a newer release as --to; to move the downstream back on purpose, run "
+            hint=f"pass a newer release as {fix}; to move the downstream back on purpose, run "
             "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
             "patches)",
         )

@@ -299,9 +299,9 @@ def _key_line(config_file: Path | None, key: str) -> int | None:
     """The line of the top-level patchkeeper key ``key`` in ``config_file``, if found."""
     if config_file is None:
         return None
-    from patchkeeper.config import CONFIG_FILE, table_key_line
+    from patchkeeper.config import nests_in_tool, table_key_line
 
-    table = () if config_file.name == CONFIG_FILE else ("tool", "patchkeeper")
+    table = ("tool", "patchkeeper") if nests_in_tool(config_file) else ()
     try:
         text = config_file.read_text(encoding="utf-8", errors="replace")
     except OSError:
