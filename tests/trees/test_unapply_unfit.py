@@ -28,20 +28,28 @@ def _downstream(root: Path) -> Path:
     return down
 
 
-def test_unapply_of_a_series_that_does_not_fit_the_pristine_tree(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
+def _pristine_target(tmp_path: Path) -> Path:
+    """A directory target holding the pristine ``pkg/core.py`` only."""
     target = tmp_path / "target"
     (target / "pkg").mkdir(parents=True)
     (target / "pkg" / "core.py").write_text(CORE)
+    return target
+
+
+def _already_pristine(target: Path) -> list[str]:
+    """What unapply prints on ``target`` when none of ``answer.patch``'s hunks is there."""
+    return [
+        f"unapply: the series is already pristine on directory {target}",
+        "nothing was changed; answer.patch does not apply to this tree either (none of its "
+        "hunks is there, and they do not fit: see 'patchkeeper status')",
+    ]
+
+
+def test_unapply_of_a_series_that_does_not_fit_the_pristine_tree(cli, tmp_path: Path) -> None:
+    down = _downstream(tmp_path)
+    target = _pristine_target(tmp_path)
     run = cli("unapply", "--target", str(target), cwd=down)
-    assert (run.code, run.out.splitlines()) == (
-        0,
-        [
-            f"unapply: the series is already pristine on directory {target}",
-            "nothing was changed; answer.patch does not apply to this tree either (none of its "
-            "hunks is there, and they do not fit: see 'patchkeeper status')",
-        ],
-    )
+    assert (run.code, run.out.splitlines()) == (0, _already_pristine(target))
     assert (target / "pkg" / "core.py").read_text() == CORE
     # a drifted file is still a refusal: the tree is not the pristine one
     (target / "pkg" / "core.py").write_text(CORE + "# local\n")
@@ -70,18 +78,9 @@ def test_unapply_where_a_file_of_the_patch_is_in_neither_tree(cli, tmp_path: Pat
     hunks by hand", of which there were none."""
     down = _downstream(tmp_path)
     (down / "patches" / "answer.patch").write_text(WITH_TEST)
-    target = tmp_path / "target"
-    (target / "pkg").mkdir(parents=True)
-    (target / "pkg" / "core.py").write_text(CORE)
+    target = _pristine_target(tmp_path)
     run = cli("unapply", "--target", str(target), cwd=down)
-    assert (run.code, run.out.splitlines()) == (
-        0,
-        [
-            f"unapply: the series is already pristine on directory {target}",
-            "nothing was changed; answer.patch does not apply to this tree either (none of its "
-            "hunks is there, and they do not fit: see 'patchkeeper status')",
-        ],
-    )
+    assert (run.code, run.out.splitlines()) == (0, _already_pristine(target))
     assert (target / "pkg" / "core.py").read_text() == CORE
     run = cli("status", "--target", str(target), cwd=down)
     assert (
