@@ -1125,6 +1125,19 @@ def _judge_failing(
             rule=Rule.PARTLY_PRESENT,
         )
         return replace(verdict, mentions=mentions)
+    tests_there = _tests_mostly_upstream(statuses, shares, kind) if ctx.pin is not None else None
+    if tests_there:
+        return PatchVerdict(
+            patch.name,
+            PARTIALLY_UPSTREAMED,
+            f"{tests_there}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0",
+            tuple(statuses),
+            shares,
+            failures=failure_evidence(outcome),
+            kind=kind,
+            mentions=mentions,
+            rule=Rule.TESTS_MOSTLY_UPSTREAM,
+        )
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
         text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
@@ -1488,6 +1501,37 @@ def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind:
     return (
         "its code only moves lines the old pin has and upstream has its tests: every test "
         f"hunk is there ({_refs(test_hunks, PRESENT)}), {found} of {total} new test lines"
+    )
+
+
+def _tests_mostly_upstream(
+    statuses: Sequence[HunkVerdict], shares: tuple[FileShare, ...], kind: str
+) -> str | None:
+    """The evidence that upstream has most, not all, of the tests of a code fix that only
+    moves lines the old pin has (none of its code lines is new, so none can be found
+    upstream as new; :func:`_reordered` needs every test line and test hunk there): at
+    least :data:`patchkeeper.audit.upstreamed.OVERALL_SHARE` of the test lines it adds that
+    the pin lacks, and at least :data:`MIN_TEST_LINES` of them, are in the new release, and
+    a hunk fails; else ``None``. Upstream took the regression test, written its own way;
+    the moved lines cannot show whether the fix came with it, so a person decides
+    (*partially upstreamed*, *look*), where the failing hunks alone would say *port*."""
+    if kind != CODE or not any(s.status == FAILS for s in statuses):
+        return None
+    code = [s for s in shares if decides(s.path, kind) and s.total]
+    tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
+    if not code or any(s.counted[1] for s in code) or not tests:
+        return None
+    found = sum(s.counted[0] for s in tests)
+    total = sum(s.counted[1] for s in tests)
+    if found < MIN_TEST_LINES or found < OVERALL_SHARE * total:
+        return None
+    missing = [line for s in tests for line in s.missing]
+    shown = "; ".join(f"`{line}`" for line in missing[:3])
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    absent = f" (not found: {shown}{more})" if missing else ""
+    return (
+        "its code only moves lines the old pin has and upstream has most of its tests: "
+        f"{found} of {total} new test lines{absent}"
     )
 
 
