@@ -113,3 +113,49 @@ def test_a_file_neither_tree_has_is_set_aside_only_when_it_does_not_decide(
         "aside: not what decides the verdict); applies at fuzz 0, every hunk in place; to do: "
         "carry (it applies)"
     )
+
+
+# a backported fix with its regression test's data file, then a patch on that data file
+WITH_DATA = """Subject: drop cookies on redirect
+---
+--- a/pkg/redirect.py
++++ b/pkg/redirect.py
+@@ -1,3 +1,4 @@
+ def redirect(headers):
+     headers.pop('Authorization', None)
++    headers.pop('Cookie', None)
+     return headers
+--- /dev/null
++++ b/tests/data/redirect.txt
+@@ -0,0 +1,2 @@
++Authorization: x
++Cookie: y
+"""
+
+ON_DATA = """Subject: test a second cookie
+---
+--- a/tests/data/redirect.txt
++++ b/tests/data/redirect.txt
+@@ -1,2 +1,3 @@
+ Authorization: x
+ Cookie: y
++Cookie: z
+"""
+
+
+def test_a_file_an_earlier_upstream_patch_creates_is_named_with_that_patch(
+    tmp_path: Path,
+) -> None:
+    # the first patch is upstream without its data file, so it is not applied: the second
+    # patch's file is missing, but the series applies at its pin
+    old = {"pkg/redirect.py": CODE}
+    series = [("fix.patch", WITH_DATA), ("more.patch", ON_DATA)]
+    first, second = judge(tmp_path, {"pkg/redirect.py": FIXED}, series, old)
+    assert (first.verdict, first.action) == ("upstreamed", "retire")
+    assert (second.verdict, second.action, second.rule) == ("target gone", "look", "not-at-pin")
+    assert second.not_at_pin == "tests/data/redirect.txt"
+    assert second.summary == (
+        "tests/data/redirect.txt is created only by the earlier patch fix.patch, taken as "
+        "upstream without that file; to do: look (upstream took the earlier patch without "
+        "the file this one changes: decide whether this one is still needed)"
+    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from patchkeeper.audit.hunk_verdicts import FAILS
+from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import file_shares, share_text
@@ -262,10 +262,14 @@ def _judge_in_order(
     the changelog or the patch's header says upstream has is left to a person (*look*)."""
     failed: list[FailedPatch] = []
     verdicts = []
+    created: dict[str, str] = {}  # per file an earlier patch creates, that patch
     old = Workspace(pin.state) if pin is not None else None
     for patch in patches:
         at_pin = _at_pin(old, patch)
-        verdict = judge_unfinished(ws, patch, failed, search, pin, version)
+        verdict = judge_unfinished(ws, patch, failed, search, pin, version, created)
+        for diff in patch.files:
+            if creates_file(diff):
+                created.setdefault(diff.path, patch.name)
         if verdict.verdict == CONFLICT and not (verdict.mentions or verdict.applied_upstream):
             theirs = {path: ws.get(path) for path in patch.touched_paths}
             before, after = at_pin if at_pin is not None else (None, None)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.added_elsewhere import added_elsewhere
@@ -479,11 +479,14 @@ def _kind_text(kind: str) -> str:
 @dataclass(frozen=True)
 class _Context:
     """What a judgement reads besides the workspace: the new tree's search, the old pin's,
-    the audited release's version (``None``: unknown, a directory say)."""
+    the audited release's version (``None``: unknown, a directory say), and the files the
+    earlier patches of the series create."""
 
     search: TreeSearch | None
     pin: TreeSearch | None
     version: str | None = None
+    #: per file an earlier patch of the series creates, that patch's name
+    created: Mapping[str, str] = field(default_factory=dict)
 
 
 def _mentions(patch: Patch, ctx: _Context) -> tuple[Mention, ...]:
@@ -537,6 +540,29 @@ def _absent_at_pin(missing: list[FileDiff], ctx: _Context) -> list[str]:
     return [d.old_path for d in missing if d.old_path and ctx.pin.state(d.old_path) is None]
 
 
+#: How :func:`_not_at_pin_text` names a file only an earlier patch of the series creates.
+CREATED_EARLIER_TEXT = "is created only by the earlier patch"
+
+
+def _not_at_pin_text(absent: list[str], ctx: _Context) -> str:
+    """Why the files ``absent`` are missing: a file an earlier patch of the series creates
+    (:attr:`_Context.created`) is missing because that patch is taken as upstream and not
+    applied (the new release lacks the file), every other file is in neither tree."""
+    parts = []
+    neither = [path for path in absent if path not in ctx.created]
+    if neither:
+        verb = "is" if len(neither) == 1 else "are"
+        names = ", ".join(neither)
+        parts.append(f"{names} {verb} in neither the old pin's tree nor the new release")
+    parts += [
+        f"{path} {CREATED_EARLIER_TEXT} {shown_name(ctx.created[path])}, taken as upstream "
+        "without that file"
+        for path in absent
+        if path in ctx.created
+    ]
+    return "; ".join(parts)
+
+
 def _judge_not_at_pin(
     ws: Workspace, patch: Patch, failed: list[FailedPatch], absent: list[str], ctx: _Context
 ) -> PatchVerdict:
@@ -547,9 +573,10 @@ def _judge_not_at_pin(
     an absent file decides the verdict (:func:`decides`), or nothing is left, the patch is
     *target gone* with :attr:`PatchVerdict.not_at_pin` set (*look*), never *upstreamed*."""
     kind = primary_kind([d.path for d in patch.files])
-    names = ", ".join(absent)
-    verb = "is" if len(absent) == 1 else "are"
-    why = f"{names} {verb} in neither the old pin's tree nor the new release"
+    why = _not_at_pin_text(absent, ctx)
+    # a file in neither tree is named first: a series that does not apply at its pin is
+    # the reason to look before an earlier patch taken as upstream without its file
+    absent = sorted(absent, key=lambda path: path in ctx.created)
     rest = renamed(patch, {}, absent)
     deciding = [path for path in absent if decides(path, kind)]
     if not rest.files:
@@ -1098,6 +1125,19 @@ def _judge_failing(
             rule=Rule.PARTLY_PRESENT,
         )
         return replace(verdict, mentions=mentions)
+    tests_there = _tests_mostly_upstream(statuses, shares, kind) if ctx.pin is not None else None
+    if tests_there:
+        return PatchVerdict(
+            patch.name,
+            PARTIALLY_UPSTREAMED,
+            f"{tests_there}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0",
+            tuple(statuses),
+            shares,
+            failures=failure_evidence(outcome),
+            kind=kind,
+            mentions=mentions,
+            rule=Rule.TESTS_MOSTLY_UPSTREAM,
+        )
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
         text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
@@ -1464,6 +1504,37 @@ def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind:
     )
 
 
+def _tests_mostly_upstream(
+    statuses: Sequence[HunkVerdict], shares: tuple[FileShare, ...], kind: str
+) -> str | None:
+    """The evidence that upstream has most, not all, of the tests of a code fix that only
+    moves lines the old pin has (none of its code lines is new, so none can be found
+    upstream as new; :func:`_reordered` needs every test line and test hunk there): at
+    least :data:`patchkeeper.audit.upstreamed.OVERALL_SHARE` of the test lines it adds that
+    the pin lacks, and at least :data:`MIN_TEST_LINES` of them, are in the new release, and
+    a hunk fails; else ``None``. Upstream took the regression test, written its own way;
+    the moved lines cannot show whether the fix came with it, so a person decides
+    (*partially upstreamed*, *look*), where the failing hunks alone would say *port*."""
+    if kind != CODE or not any(s.status == FAILS for s in statuses):
+        return None
+    code = [s for s in shares if decides(s.path, kind) and s.total]
+    tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
+    if not code or any(s.counted[1] for s in code) or not tests:
+        return None
+    found = sum(s.counted[0] for s in tests)
+    total = sum(s.counted[1] for s in tests)
+    if found < MIN_TEST_LINES or found < OVERALL_SHARE * total:
+        return None
+    missing = [line for s in tests for line in s.missing]
+    shown = "; ".join(f"`{line}`" for line in missing[:3])
+    more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+    absent = f" (not found: {shown}{more})" if missing else ""
+    return (
+        "its code only moves lines the old pin has and upstream has most of its tests: "
+        f"{found} of {total} new test lines{absent}"
+    )
+
+
 def _test_share(shares: tuple[FileShare, ...]) -> tuple[int, int]:
     """``(found, total)`` of the counted added lines of the patch's test files."""
     tests = [s for s in shares if kind_of(s.path) == TESTS]
@@ -1824,6 +1895,10 @@ MOVED_ADDED_REASON = "its new place has what it adds; decide whether the fix is 
 
 #: The reason to look at a patch that changes a file neither the pin nor the new release has.
 NOT_AT_PIN_REASON = "the series does not apply at its pin: fix or drop the patch, then audit again"
+CREATED_EARLIER_REASON = (
+    "upstream took the earlier patch without the file this one changes: decide whether this "
+    "one is still needed"
+)
 
 
 #: The reason to port a patch that applies but imports a module the new release lacks.
@@ -1890,6 +1965,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         return PORT, "rework the failing hunks", own
     if verdict.verdict == TARGET_GONE:
         if verdict.not_at_pin:
+            if f"{verdict.not_at_pin} {CREATED_EARLIER_TEXT}" in verdict.summary:
+                return LOOK, CREATED_EARLIER_REASON, Rule.NOT_AT_PIN
             return LOOK, NOT_AT_PIN_REASON, Rule.NOT_AT_PIN
         if verdict.applied_upstream:
             return LOOK, HEADER_SAYS_UPSTREAM, Rule.APPLIED_UPSTREAM_HEADER
@@ -1923,6 +2000,7 @@ def judge_patch(
     search: TreeSearch | None,
     pin: TreeSearch | None = None,
     version: str | None = None,
+    created: Mapping[str, str] | None = None,
 ) -> PatchVerdict:
     """Judge one patch on ``ws`` and update ``ws`` with whatever of it applies.
 
@@ -1935,8 +2013,10 @@ def judge_patch(
             changelog mentions it already has are not new), or ``None`` when it cannot be had.
         version: the new release's version (for the patch's ``Applied-Upstream``), or
             ``None`` when unknown.
+        created: per file an earlier patch of the series creates, that patch's name (a
+            file missing because that patch is not applied is named with it), or ``None``.
     """
-    return with_action(judge_unfinished(ws, patch, failed, search, pin, version))
+    return with_action(judge_unfinished(ws, patch, failed, search, pin, version, created))
 
 
 def judge_unfinished(
@@ -1946,9 +2026,10 @@ def judge_unfinished(
     search: TreeSearch | None,
     pin: TreeSearch | None = None,
     version: str | None = None,
+    created: Mapping[str, str] | None = None,
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
-    ctx = _Context(search, pin, version)
+    ctx = _Context(search, pin, version, dict(created or {}))
     verdict = _with_new_places(
         patch,
         _with_imports_gone(patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx),

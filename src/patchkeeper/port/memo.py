@@ -11,7 +11,8 @@ check_inputs`), and a patch's judgement depends only on
 - the patch's bytes,
 - the new side's content and mode of every path the judgement reads or writes (what the
   earlier patches and resolutions made of them; a moved file's new place included),
-- the earlier failing patches that touch those paths (*blocked*), and
+- the earlier failing patches that touch those paths (*blocked*),
+- the files the earlier patches create (fixed by the series, which ``--continue`` checks), and
 - the two trees (their labels name the sdist and its sha256).
 
 So a judgement is kept with exactly those inputs (the digest of each path's state as it read

@@ -29,7 +29,7 @@ from typing import Any
 
 from patchkeeper.audit.gone_files import created_moves
 from patchkeeper.audit.hunk_refs import hunk_ref
-from patchkeeper.audit.hunk_verdicts import FAILS
+from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
 from patchkeeper.audit.verdicts import (
@@ -366,11 +366,17 @@ class Rebase:
             )
             return self._carry(patch, trial, paths, verdict, summary, audit)
         judged_ws = self.new_ws.fork()
+        # a file an earlier patch creates is missing when that patch is upstream: named so
+        created: dict[str, str] = {}
+        for earlier in self.patches[:index]:
+            for diff in earlier.files:
+                if creates_file(diff):
+                    created.setdefault(diff.path, earlier.name)
         judged = self.memo.judge_patch(
             judged_ws,
             patch,
             failed,
-            lambda ws: judge_patch(ws, patch, failed, self.search, self.pin, self.version),
+            lambda ws: judge_patch(ws, patch, failed, self.search, self.pin, self.version, created),
         )
         if judged.verdict == UPSTREAMED:
             return Step(PortedPatch(patch.name, UPSTREAMED, judged.summary, audit=judged))
