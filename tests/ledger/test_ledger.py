@@ -244,6 +244,27 @@ def test_retire_names_the_entry_of_a_patch_in_a_subdirectory(downstream: Path, c
     assert series.read_text() == "extra-module.patch\n"
 
 
+def test_retire_removes_the_directories_it_emptied(downstream: Path) -> None:
+    """Retiring the only patch of ``upstream/cve/`` removes that directory and ``upstream/``
+    it leaves empty, never the patch directory: a directory holding another file stays."""
+    patches = downstream / "patches"
+    (patches / "upstream" / "cve").mkdir(parents=True)
+    (patches / "local").mkdir()
+    (patches / "size-knob.patch").rename(patches / "upstream" / "cve" / "size-knob.patch")
+    (patches / "extra-module.patch").rename(patches / "local" / "extra-module.patch")
+    (patches / "local" / "README").write_text("kept\n")
+    (patches / "series").write_text("upstream/cve/size-knob.patch\nlocal/extra-module.patch\n")
+
+    for name in ("upstream/cve/size-knob", "local/extra-module"):
+        assert main(["-C", str(downstream), "retire", name, "--at", "2.0", "--why", "x"]) == 0
+
+    assert sorted(p.relative_to(patches).as_posix() for p in patches.rglob("*")) == [
+        "local",
+        "local/README",
+        "series",
+    ]
+
+
 def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> None:
     """Before: ``--why ""`` retired the patch with an empty reason in the Retired table."""
     before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}

@@ -759,6 +759,22 @@ def _spec_tag(directory: Path, name: str, root: Path) -> str:
     return f"{shown_spec}:{line}"
 
 
+def remove_emptied(directory: Path, patches_dir: Path) -> None:
+    """Remove ``directory`` and each directory above it that the removal of a patch file
+    left empty, up to ``patches_dir`` (the series' directory, never removed, nor anything
+    above it): retiring ``upstream/fix.patch``, the only patch in ``upstream/``, left the
+    empty ``upstream/`` behind. A directory that holds anything (or cannot be removed)
+    stops the walk."""
+    top = patches_dir.resolve()
+    current = directory
+    while current.resolve() != top and current.resolve().is_relative_to(top):
+        try:
+            current.rmdir()
+        except OSError:  # not empty, or not ours to remove
+            return
+        current = current.parent
+
+
 def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
@@ -791,6 +807,8 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
         removed = patch_file
     spec_tag = _spec_tag(series.directory, entry.name, config.root)
     commit_files(config, changes)
+    if removed is not None:
+        remove_emptied(removed.parent, series.directory)
     return RetireResult(
         name=row_name(entry.name),
         patch_file=removed,
