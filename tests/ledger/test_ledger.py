@@ -207,6 +207,31 @@ def test_retire_twice_reads_escaped_bars_in_the_retired_row(downstream: Path, ca
     assert ledger.read_bytes() == before
 
 
+def test_html_in_a_header_is_written_as_text_and_read_back(downstream: Path) -> None:
+    """A ``<`` a Markdown renderer reads as raw HTML (``<script>``, ``</b>``) is written
+    ``&lt;``, and a ``&`` it reads as an entity ``&amp;``: the rendered ledger shows the
+    header as written and runs none of it. Every other ``<`` and ``&`` stays as it is, and
+    the reader gives each cell back as the header had it."""
+    patch = downstream / "patches" / "extra-module.patch"
+    what = "drop <script>alert(1)</script> & &lt; from a<2 | R&D"
+    patch.write_text(patch.read_text().replace("What: adds pkg.extra", f"What: {what}"))
+    assert main(["-C", str(downstream), "ledger"]) == 0
+    row = (
+        "| extra-module | feature | drop &lt;script>alert(1)&lt;/script> & &amp;lt; from a<2 "
+        "\\| R&D | pkg #12 (open) | 1.0 | upstreamed |\n"
+    )
+    table = TABLE.replace(
+        "| extra-module | feature | adds pkg.extra | pkg #12 (open) | 1.0 | upstreamed |\n", row
+    )
+    path = downstream / "PATCHES.md"
+    assert path.read_text() == _expected(table)
+    rows = ledger.table_rows(path.read_text(), "<!-- table:begin", "<!-- table:end")
+    assert [r.cells[:3] for r in rows or []] == [
+        ("size-knob", "local", "size read from PKG_SIZE | env"),
+        ("extra-module", "feature", what),
+    ]
+
+
 def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:
     """A patch name typed with a character missing (a Debian patch named after its subject,
     ``0001-Update-patch-use-Python3.patch`` typed ``...Python.patch``): the hint names the
