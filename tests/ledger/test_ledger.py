@@ -207,6 +207,31 @@ def test_retire_twice_reads_escaped_bars_in_the_retired_row(downstream: Path, ca
     assert ledger.read_bytes() == before
 
 
+def test_html_in_a_header_is_written_as_text_and_read_back(downstream: Path) -> None:
+    """A ``<`` a Markdown renderer reads as raw HTML (``<script>``, ``</b>``) is written
+    ``&lt;``, and a ``&`` it reads as an entity ``&amp;``: the rendered ledger shows the
+    header as written and runs none of it. Every other ``<`` and ``&`` stays as it is, and
+    the reader gives each cell back as the header had it."""
+    patch = downstream / "patches" / "extra-module.patch"
+    what = "drop <script>alert(1)</script> & &lt; from a<2 | R&D"
+    patch.write_text(patch.read_text().replace("What: adds pkg.extra", f"What: {what}"))
+    assert main(["-C", str(downstream), "ledger"]) == 0
+    row = (
+        "| extra-module | feature | drop &lt;script>alert(1)&lt;/script> & &amp;lt; from a<2 "
+        "\\| R&D | pkg #12 (open) | 1.0 | upstreamed |\n"
+    )
+    table = TABLE.replace(
+        "| extra-module | feature | adds pkg.extra | pkg #12 (open) | 1.0 | upstreamed |\n", row
+    )
+    path = downstream / "PATCHES.md"
+    assert path.read_text() == _expected(table)
+    rows = ledger.table_rows(path.read_text(), "<!-- table:begin", "<!-- table:end")
+    assert [r.cells[:3] for r in rows or []] == [
+        ("size-knob", "local", "size read from PKG_SIZE | env"),
+        ("extra-module", "feature", what),
+    ]
+
+
 def test_retire_a_mistyped_name_gives_the_closest_listed_one(downstream: Path, capsys) -> None:
     """A patch name typed with a character missing (a Debian patch named after its subject,
     ``0001-Update-patch-use-Python3.patch`` typed ``...Python.patch``): the hint names the
@@ -242,6 +267,27 @@ def test_retire_names_the_entry_of_a_patch_in_a_subdirectory(downstream: Path, c
     argv = ["-C", str(downstream), "retire", "CVE-2025-58438/size-knob", "--at", "2.0"]
     assert main([*argv, "--why", "upstream has it"]) == 0
     assert series.read_text() == "extra-module.patch\n"
+
+
+def test_retire_removes_the_directories_it_emptied(downstream: Path) -> None:
+    """Retiring the only patch of ``upstream/cve/`` removes that directory and ``upstream/``
+    it leaves empty, never the patch directory: a directory holding another file stays."""
+    patches = downstream / "patches"
+    (patches / "upstream" / "cve").mkdir(parents=True)
+    (patches / "local").mkdir()
+    (patches / "size-knob.patch").rename(patches / "upstream" / "cve" / "size-knob.patch")
+    (patches / "extra-module.patch").rename(patches / "local" / "extra-module.patch")
+    (patches / "local" / "README").write_text("kept\n")
+    (patches / "series").write_text("upstream/cve/size-knob.patch\nlocal/extra-module.patch\n")
+
+    for name in ("upstream/cve/size-knob", "local/extra-module"):
+        assert main(["-C", str(downstream), "retire", name, "--at", "2.0", "--why", "x"]) == 0
+
+    assert sorted(p.relative_to(patches).as_posix() for p in patches.rglob("*")) == [
+        "local",
+        "local/README",
+        "series",
+    ]
 
 
 def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> None:

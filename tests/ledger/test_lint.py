@@ -108,6 +108,27 @@ def test_series_against_directory(downstream: Path) -> None:
     ]
 
 
+def test_the_count_is_the_series_patches_naming_the_unread_ones(downstream: Path, capsys) -> None:
+    """The summary counts the patches the series lists, each once, and names those that
+    could not be read (a file gone, a directory): a series of four with two unread was
+    summed up as "in 2 patches"."""
+    patches = downstream / "patches"
+    (patches / "sub.patch").mkdir()
+    (patches / "series").write_text(
+        "size-knob.patch\ngone.patch\nextra-module.patch\nsub.patch\nsize-knob.patch\n"
+    )
+    assert main(["-C", str(downstream), "lint"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "patches/series:2: PK201 gone.patch does not exist",
+        "patches/series:4: PK201 sub.patch is a directory",
+        "patches/series:5: PK203 size-knob.patch is already listed on line 1",
+        "3 problems in 4 patches (2 not read: gone.patch, sub.patch)",
+    ]
+    assert main(["-C", str(downstream), "lint", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["patch_count"], data["unread"]) == (4, ["gone.patch", "sub.patch"])
+
+
 def test_a_patch_that_is_a_symbolic_link_is_named_by_the_link(downstream: Path) -> None:
     """A series may list a link to another patch file (Debian packagers share a patch between
     two series so): every finding names the link, as the series does, never the file it

@@ -94,6 +94,20 @@ def test_init_in_a_platform_plugin_writes_the_runtime_configuration(cli, tmp_pat
     )
 
 
+def test_init_adds_one_blank_line_before_its_keys(cli, tmp_path: Path) -> None:
+    """A pyproject.toml that ends with a blank line (or without its last newline) gets its
+    keys after one blank line, as any other: init made a second one after the file's own."""
+    cases = {
+        "blank": (PLATFORM_PLUGIN + "\n", PLATFORM_PLUGIN + CONFIGURED),
+        "unended": (PLATFORM_PLUGIN.removesuffix("\n"), PLATFORM_PLUGIN + CONFIGURED),
+        "two-blank": (PLATFORM_PLUGIN + "\n\n", PLATFORM_PLUGIN + "\n" + CONFIGURED),
+    }
+    for case, (text, expected) in cases.items():
+        root = plugin_checkout(tmp_path / case, text)
+        assert cli("init", cwd=root).code == 0
+        assert (root / "pyproject.toml").read_text() == expected
+
+
 def test_init_takes_the_pin_from_upstream_when_the_requirement_is_a_range(
     cli, tmp_path: Path
 ) -> None:

@@ -158,3 +158,55 @@ def test_continue_after_a_cut_short_port_then_a_refusal_ports(
     port_lines = [line.split() for line in run.out.splitlines() if line.startswith("  port ")]
     assert (run.code, port_lines) == (0, [["port", "done", "1", "offset"]])
     assert 'pin = "2.0"' in (down / "patchkeeper.toml").read_text(encoding="utf-8")
+
+
+#: :data:`SETUP_PATCH` fixed by hand to apply to the pin's ``setup.cfg`` (tabs).
+FIXED_SETUP_PATCH = (
+    SETUP_PATCH.replace(" deps =\n", " deps = \n")
+    .replace(" commands =\n", " commands = \n")
+    .replace(" " * 5, " \t")
+    .replace("-    ", "-\t")
+)
+
+
+def test_a_patch_fixed_by_hand_is_the_persons_not_the_ports(cli, tmp_path: Path) -> None:
+    """The patch a person fixed after the port refused it is committed on its own, named
+    as edited by hand, never among the files the port step wrote; the suggestion made
+    from the audit says that audit read the patch before the edit."""
+    down = _downstream(tmp_path)
+    git(down, "init", "-q", "-b", "main")
+    git(down, "add", "-A")
+    git(down, "commit", "-q", "-m", "the downstream")
+    assert cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", cwd=down).code == 2
+    patch = down / "debian" / "patches" / "2002_avoid_pytest_ext.patch"
+    patch.write_text(FIXED_SETUP_PATCH, encoding="utf-8")
+
+    run = cli("upgrade", "--continue", cwd=down)
+
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    port = lines.index("  port           done     1 clean, 1 offset")
+    edits = git(down, "rev-parse", "HEAD~2")
+    ported = git(down, "rev-parse", "HEAD~1")
+    assert lines[port + 1 : port + 5] == [
+        "                          edited by hand before it ran again: "
+        "debian/patches/2002_avoid_pytest_ext.patch",
+        f"                          commit {edits[:12]} upgrade: edits made by hand while "
+        "the upgrade waited",
+        "                          wrote .patchkeeper/evidence/port.json, "
+        "debian/patches/2004_clean_shutdown.patch, patchkeeper.toml",
+        f"                          commit {ported[:12]} upgrade: port the series to 2.0",
+    ]
+    assert git(down, "show", "--format=", "--name-only", edits).split() == [
+        "debian/patches/2002_avoid_pytest_ext.patch"
+    ]
+    assert "debian/patches/2002_avoid_pytest_ext.patch" not in git(
+        down, "show", "--format=", "--name-only", ported
+    )
+    assert [line for line in lines if line.startswith("   - series")] == [
+        "   - series 2002_avoid_pytest_ext.patch: carry (verdict: conflict, to do: carry; "
+        "the audit read the patch before its edit by hand)",
+        "   - series 2004_clean_shutdown.patch: carry (verdict: offset)",
+    ]
+    assert patch.read_text(encoding="utf-8") == FIXED_SETUP_PATCH
+    assert git(down, "status", "--porcelain") == ""

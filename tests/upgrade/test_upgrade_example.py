@@ -302,6 +302,7 @@ def test_without_branch_the_files_are_written_and_abort_deletes_them(cli, exampl
         ("report", "done", RECORD, None),
     ]
     assert sorted(p.name for p in (down / ".patchkeeper-upgrade").iterdir()) == [
+        "left.json",
         "start.json",
         "state.json",
     ]

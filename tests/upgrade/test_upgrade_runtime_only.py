@@ -91,6 +91,7 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
                 "typo or a future name; upup.kernels.fused_mul is not at that path in either "
                 "release; no definition of the name anywhere in the new upstream"
             ],
+            "before_edit": False,
         }
     ]
     # every entry but the one to look at has a suggestion

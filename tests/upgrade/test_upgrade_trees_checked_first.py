@@ -306,3 +306,29 @@ def test_a_malformed_decisions_file_starts_no_upgrade(cli, tmp_path: Path) -> No
         "table declaration (column 27)",
     )
     assert _files(down) == before
+
+
+@pytest.mark.parametrize(
+    "name", [".patchkeeper/evidence/port.json", ".patchkeeper/evidence/upgrade.md"]
+)
+def test_markdown_in_the_evidence_directory_starts_no_upgrade(
+    cli, tmp_path: Path, name: str
+) -> None:
+    """A ``--markdown`` path in the evidence directory is refused before anything is
+    written, though no file is there yet: the port step saves ``port.json`` there, and the
+    record reads the directory."""
+    down = _downstream(tmp_path)
+    _releases(tmp_path)
+    before = _files(down)
+
+    run = cli("upgrade", "--to", "../pdfthing-2.0", "--markdown", name, cwd=down)
+
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {name}: --markdown names a file in the evidence directory "
+        "(.patchkeeper/evidence/), where the commands save their evidence and the record "
+        "reads it: the report would be mixed into it, or replaced by a step\n"
+        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n",
+    )
+    assert _files(down) == before

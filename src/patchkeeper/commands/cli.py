@@ -159,7 +159,8 @@ def _report_bytes(text: str, stream: Any, colour: bool | None) -> bytes:
 def _refuse_input_file(path: Path) -> None:
     """Refuse a ``--markdown`` path that is one of the downstream's own files, existing or
     one a command writes later: the configuration file, the series file, a patch the series
-    lists, the ledger file, the decisions file, the audit record; an existing Python file (a
+    lists, the ledger file, the decisions file, the audit record, any path in the evidence
+    directory (``.patchkeeper/evidence/``); an existing Python file (a
     runtime plugin's patch), an existing file that is not a report by its suffix
     (:data:`_REPORT_SUFFIXES`: ``debian/changelog``) or one of the project's documents
     (:data:`_PROJECT_DOCUMENTS`: ``README.md``). A slip such
@@ -220,6 +221,16 @@ def _refuse_downstream_file(path: Path, config: Any) -> None:
         except PatchkeeperError:
             names = []
         own |= {(config.patches_dir / name).resolve() for name in names}
+    from patchkeeper.record.evidence_store import EVIDENCE_DIR
+
+    if target.is_relative_to((config.root / EVIDENCE_DIR).resolve()):
+        raise PatchkeeperError(
+            f"--markdown names a file in the evidence directory ({EVIDENCE_DIR}/), where the "
+            "commands save their evidence and the record reads it: the report would be "
+            "mixed into it, or replaced by a step",
+            path=path,
+            hint="pass --markdown a file of its own, e.g. --markdown audit.md",
+        )
     if target in own:
         raise PatchkeeperError(
             "--markdown names a file of the downstream's series, configuration or record: the "

@@ -94,7 +94,7 @@ class LintResult:
 
     Attributes:
         findings: every problem, in series order, then entries.
-        patches: how many patch files were read.
+        patches: how many patches the series lists (each name once), read or not.
         entries: how many non-patch entries were checked.
         output_format: ``"text"`` or ``"github"`` (how the terminal renderer prints).
         skipped: checks not run, one sentence each (a vendored tree or foreign diff with no
@@ -105,6 +105,8 @@ class LintResult:
             the root-relative paths.
         hint: one sentence after the findings (a Debian series read with the ledger
             schema: the setting to read its DEP-3 headers), or ``""``.
+        unread: the names of the patches the series lists that could not be read (no
+            file there, or a directory: each has its PK201 finding), in series order.
     """
 
     findings: tuple[Finding, ...]
@@ -114,6 +116,7 @@ class LintResult:
     skipped: tuple[str, ...] = ()
     cwd: str = ""
     hint: str = ""
+    unread: tuple[str, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -544,11 +547,15 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         reexport = reexport_checker(config, checkout)
     count = 0
     seen: set[str] = set()
+    unread: list[str] = []
     for entry in series.entries:
         path = series.directory / entry.name
-        if entry.name in seen or not entry_file_exists(series, entry):
+        if entry.name in seen:
             continue
         seen.add(entry.name)
+        if not entry_file_exists(series, entry):
+            unread.append(entry.name)
+            continue
         count += 1
         strip = entry.strip if entry.strip is not None else config.strip
         found, patch = lint_patch(path, entry.name, strip, config, set(registered), reexport)
@@ -564,11 +571,12 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         kept = from_repository_root(kept, config.root)
     return LintResult(
         findings=kept,
-        patches=count,
+        patches=len(seen),
         entries=len(entries),
         output_format=output_format,
         skipped=tuple(skipped),
         hint=hint,
+        unread=tuple(unread),
     )
 
 

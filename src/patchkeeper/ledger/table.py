@@ -8,7 +8,9 @@ table (:func:`render_table`), puts it between the markers (:func:`replace_betwee
 of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
 
 Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
-break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)").
+break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)"); a ``<`` that
+would start raw HTML becomes ``&lt;`` and a ``&`` that would start an entity ``&amp;``, so a
+value shows as written (:func:`escape_cell`, read back by :func:`unescape_cell`).
 
 Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
 (:mod:`patchkeeper.series.headers`), and the ledger file is read and written the same way, so a
@@ -130,15 +132,44 @@ def row_name(series_name: str) -> str:
     return series_name
 
 
+#: A ``<`` a Markdown renderer reads as the start of raw HTML (CommonMark "Raw HTML": an
+#: open or closing tag, a comment, a declaration, a processing instruction): ``<script>``,
+#: ``</b>``, ``<!--``, ``<?``. A ``<`` before anything else (``a < b``, ``a<2``) is text.
+_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
+#: A ``&`` a renderer reads as the start of an entity or character reference (``&lt;``,
+#: ``&#60;``); a ``&`` before anything else (``R&D``, ``a & b``) is text.
+_REFERENCE_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+#: What :func:`escape_cell` writes for ``<`` and ``&``, read back by :func:`table_rows`.
+_CELL_REFERENCES = {"&lt;": "<", "&amp;": "&"}
+_CELL_REFERENCE = re.compile("|".join(_CELL_REFERENCES))
+
+
 def escape_cell(value: str) -> str:
-    """Escape a value for one Markdown table cell.
+    """Escape a value for one Markdown table cell: ``|`` as ``\\|``, a line break as
+    ``<br>``, a ``<`` that would start raw HTML as ``&lt;`` and a ``&`` that would start an
+    entity as ``&amp;``, so a header value (``Subject: Escape <script> in titles``) shows as
+    written and no tag of it reaches the rendered page. :func:`table_rows` reads it back.
 
     >>> escape_cell("a | b\\nc")
     'a \\\\| b<br>c'
+    >>> escape_cell("drop <script> & &lt; at a<2")
+    'drop &lt;script> & &amp;lt; at a<2'
     """
     text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
+    text = _REFERENCE_START.sub("&amp;", text)
+    text = _HTML_START.sub("&lt;", text)
     text = text.replace("|", "\\|")
     return "<br>".join(part.strip() for part in text.split("\n"))
+
+
+def unescape_cell(cell: str) -> str:
+    """The value of one table cell :func:`escape_cell` wrote (its ``<br>`` left as it is).
+
+    >>> unescape_cell("drop &lt;script> & &amp;lt; \\\\| a<2")
+    'drop <script> & &lt; | a<2'
+    """
+    text = cell.replace("\\|", "|")
+    return _CELL_REFERENCE.sub(lambda match: _CELL_REFERENCES[match.group()], text)
 
 
 def column_title(field: str) -> str:
@@ -313,8 +344,9 @@ class TableRow:
     """One body row of a Markdown table in the ledger file, as :func:`table_rows` reads it.
 
     Attributes:
-        cells: every cell, stripped, with ``\\|`` read as ``|`` (the reverse of
-            :func:`escape_cell`); the first is the row's name.
+        cells: every cell, stripped, with ``\\|``, ``&lt;`` and ``&amp;`` read as ``|``,
+            ``<`` and ``&`` (:func:`unescape_cell`, the reverse of :func:`escape_cell`); the
+            first is the row's name.
         line_no: the row's line in the file (1-based), for messages that point at it.
     """
 
@@ -355,7 +387,7 @@ def table_rows(text: str, begin: str, end: str, path: Path | None = None) -> lis
         parts = _CELL_BOUNDARY.split(line.strip())[1:]
         if parts and not parts[-1].strip():
             parts.pop()  # the closing "|"
-        cells = tuple(part.strip().replace("\\|", "|") for part in parts)
+        cells = tuple(unescape_cell(part.strip()) for part in parts)
         rows.append(TableRow(cells or ("",), number))
     return rows[2:]
 
@@ -759,6 +791,22 @@ def _spec_tag(directory: Path, name: str, root: Path) -> str:
     return f"{shown_spec}:{line}"
 
 
+def remove_emptied(directory: Path, patches_dir: Path) -> None:
+    """Remove ``directory`` and each directory above it that the removal of a patch file
+    left empty, up to ``patches_dir`` (the series' directory, never removed, nor anything
+    above it): retiring ``upstream/fix.patch``, the only patch in ``upstream/``, left the
+    empty ``upstream/`` behind. A directory that holds anything (or cannot be removed)
+    stops the walk."""
+    top = patches_dir.resolve()
+    current = directory
+    while current.resolve() != top and current.resolve().is_relative_to(top):
+        try:
+            current.rmdir()
+        except OSError:  # not empty, or not ours to remove
+            return
+        current = current.parent
+
+
 def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResult:
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
@@ -791,6 +839,8 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
         removed = patch_file
     spec_tag = _spec_tag(series.directory, entry.name, config.root)
     commit_files(config, changes)
+    if removed is not None:
+        remove_emptied(removed.parent, series.directory)
     return RetireResult(
         name=row_name(entry.name),
         patch_file=removed,

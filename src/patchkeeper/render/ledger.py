@@ -86,6 +86,9 @@ def lint_text(result: LintResult) -> str:
     else:
         lines = [finding.text(result.cwd) for finding in result.findings]
     scope = plural(result.patches, "patch")
+    if result.unread:
+        names = ", ".join(shown_name(name) for name in result.unread)
+        scope += f" ({len(result.unread)} not read: {names})"
     if result.entries:
         scope += f" and {plural(result.entries, 'entry')}"
     if result.output_format == "github":

@@ -8,6 +8,9 @@ from patchkeeper.record.reconcile import ACCEPT_OR_CHANGE
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.upgrade.results import StepStatus, UpgradeOutcome, UpgradeResult
 
+#: What a verdict or suggestion of a patch a person edited after the audit read it says.
+BEFORE_EDIT = "the audit read the patch before its edit by hand"
+
 
 def _head(result: UpgradeResult) -> str:
     version = result.target_version or result.to
@@ -21,6 +24,15 @@ def _step_lines(result: UpgradeResult) -> list[str]:
     for step in result.steps:
         line = f"  {step.name:<{width}}  {step.status:<7}  {step.summary}".rstrip()
         lines.append(line)
+        for edit in result.edited:  # a person's, before the step ran again: not its own
+            if edit.before != step.name:
+                continue
+            lines.append(
+                f"  {'':<{width}}  {'':<7}  edited by hand before it ran again: "
+                + ", ".join(edit.files)
+            )
+            if edit.commit:
+                lines.append(f"  {'':<{width}}  {'':<7}  commit {edit.commit[:12]} {edit.subject}")
         if step.files:
             lines.append(f"  {'':<{width}}  {'':<7}  wrote {', '.join(step.files)}")
         if step.commit:
@@ -41,12 +53,16 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
     if result.undecided:
         items = []
         for entry in result.undecided:
-            items.append(f"{entry.kind} {entry.key} ({entry.verdict or 'no verdict'})")
+            said = entry.verdict or "no verdict"
+            if entry.before_edit:
+                said += f"; {BEFORE_EDIT}"
+            items.append(f"{entry.kind} {entry.key} ({said})")
             items += [f"  {line}" for line in entry.evidence]
         sections.append(("look (the evidence does not decide)", items))
     if result.suggestions:
         items = [
-            f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'})"
+            f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'}"
+            + (f"; {BEFORE_EDIT})" if s.before_edit else ")")
             for s in result.suggestions
         ]
         title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
@@ -93,6 +109,11 @@ def upgrade_markdown(result: UpgradeResult) -> str:
         "| --- | --- | --- | --- |",
     ]
     for step in result.steps:
+        for edit in result.edited:
+            if edit.before == step.name:
+                commit = f"`{edit.commit[:12]}` {edit.subject}" if edit.commit else ""
+                files = ", ".join(edit.files).replace("|", "\\|")
+                lines.append(f"| (by hand) | edited | {files} | {commit} |")
         commit = f"`{step.commit[:12]}` {step.subject}" if step.commit else ""
         summary = step.summary.replace("|", "\\|")
         lines.append(f"| {step.name} | {step.status} | {summary} | {commit} |")

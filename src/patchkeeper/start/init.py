@@ -436,6 +436,29 @@ def next_commands(pin: Pin, ledger: Path, root: Path) -> tuple[str, ...]:
     )
 
 
+def appended(data: bytes, text: bytes) -> bytes:
+    """``data`` (a file's bytes) with ``text`` added after one blank line (``text`` starts
+    with its own): the file's last line ended first when it is not, and no second blank line
+    made after the file's own trailing blank line; nothing before ``text`` when ``data`` is
+    empty or blank. The file's own bytes are kept as they are.
+
+    >>> appended(b"[project]\\n", b"\\n[tool.x]\\n")
+    b'[project]\\n\\n[tool.x]\\n'
+    >>> appended(b"[project]\\n\\n", b"\\n[tool.x]\\n")
+    b'[project]\\n\\n[tool.x]\\n'
+    >>> appended(b"[project]", b"\\n[tool.x]\\n")
+    b'[project]\\n\\n[tool.x]\\n'
+    """
+    if not data.strip():
+        return data + text.lstrip(b"\n")
+    if not data.endswith(b"\n"):
+        data += b"\n"
+    last = data[:-1].rsplit(b"\n", 1)[-1]
+    if not last.strip():  # the file ends with a blank line already
+        text = text.lstrip(b"\n")
+    return data + text
+
+
 def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> PluginInitResult:
     """Add :func:`plugin_config_text` to ``root/pyproject.toml`` for the runtime plugin
     ``found`` names; ``pin``: the upstream and pin of ``init --upstream``, ``None`` to take
@@ -459,11 +482,10 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
     # and every command after init would stop at it.
     _read_toml(source)
     data = source.read_bytes()
-    tail = b"" if not data or data.endswith(b"\n") else b"\n"
-    text = plugin_config_text(upstream, version, plugin.package)
+    text = plugin_config_text(upstream, version, plugin.package).encode()
     config = Config(root=root, source=source, upstream=upstream, pin=version)
     with locked_downstream(config):
-        written = commit_files(config, [Change(source, data + tail + text.encode())])
+        written = commit_files(config, [Change(source, appended(data, text))])
     return PluginInitResult(
         root=root,
         upstream=upstream,

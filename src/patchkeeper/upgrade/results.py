@@ -57,6 +57,20 @@ class StepRecord:
 
 
 @dataclass(frozen=True)
+class Edited:
+    """Files a person changed while the upgrade waited (stopped at the port's conflict, or
+    at a step's error), found by the ``--continue`` after: ``files`` (relative to the
+    downstream, sorted), ``before`` the step that ran next, and with ``--branch`` the
+    ``commit`` that holds them on their own and its ``subject``, so no step's commit
+    claims them."""
+
+    files: tuple[str, ...]
+    before: str
+    commit: str | None = None
+    subject: str | None = None
+
+
+@dataclass(frozen=True)
 class Conflict:
     """A conflict to resolve: ``kind`` ``"series"`` (the port's stopped patch, ``name``) or
     ``"runtime"`` (a plugin file whose merge left conflict markers, ``name`` its target);
@@ -71,23 +85,28 @@ class Conflict:
 @dataclass(frozen=True)
 class Undecided:
     """A patch or runtime entry the evidence does not decide (the *look* of the
-    audit or the runtime audit): its ``verdict`` and ``evidence`` sentences."""
+    audit or the runtime audit): its ``verdict`` and ``evidence`` sentences;
+    ``before_edit``: a series patch a person edited after the audit read it, so the
+    evidence describes the patch before that edit."""
 
     kind: str
     key: str
     verdict: str
     evidence: tuple[str, ...]
+    before_edit: bool = False
 
 
 @dataclass(frozen=True)
 class Suggestion:
     """A decision ``decide`` suggested from the evidence, waiting for a person to accept or
-    change it in the decisions file."""
+    change it in the decisions file; ``before_edit``: a series patch a person edited after
+    the audit read it, so the suggestion comes from the patch before that edit."""
 
     kind: str
     key: str
     decision: str
     verdict: str
+    before_edit: bool = False
 
 
 @dataclass(frozen=True)
@@ -103,6 +122,8 @@ class UpgradeResult:
         branch: the branch the work is on (``""`` without ``--branch``); base: the branch
             (or, from a detached head, the commit) it started from.
         steps: every step, in order.
+        edited: the files a person changed while the upgrade waited, each time it did
+            (:class:`Edited`), oldest first.
         state_dir: the upgrade's state directory while it is in progress, else ``None``.
         decisions_file: the decisions file the suggestions are in.
         conflicts, undecided, suggestions: what is left for a person, in that order.
@@ -130,6 +151,7 @@ class UpgradeResult:
     by_hand: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
     kept_files: tuple[str, ...] = ()
+    edited: tuple[Edited, ...] = ()
 
     @property
     def exit_code(self) -> int:

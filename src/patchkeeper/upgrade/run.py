@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -79,6 +79,7 @@ from patchkeeper.upgrade.request import UpgradeRequest
 from patchkeeper.upgrade.results import (
     STEPS,
     Conflict,
+    Edited,
     StepName,
     StepRecord,
     StepStatus,
@@ -378,6 +379,7 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
         StepName.PORT: "no series",
     }
     cut_short = run.work.running()
+    edited, now = _edits_by_hand(run, cut_short) if action == "continue" else ((), None)
     port_ran = False
     for name in STEPS:
         record = run.state.steps.get(name, {})
@@ -393,26 +395,110 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             run.work.save(run.state)
             continue
         before = cut_short[1] if cut_short and cut_short[0] == name else None
+        # the cut-short step's snapshot is older than a person's edits: they are not its own
+        theirs = (edited, now) if before is not None and now is not None else None
         try:
-            _step(run, name, before)
+            _step(run, name, before, theirs)
         except Interrupted as exc:  # the state stays: --continue runs the step again
+            _leave_waiting(run)
             exc.hint = left_in_progress(exc.hint or _conflict_first(run, name), name)
             raise
         except KeyboardInterrupt:
+            _leave_waiting(run)
             hint = left_in_progress(_conflict_first(run, name), name)
             raise Interrupted("interrupted", hint=hint) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
+            _leave_waiting(run)
             exc.hint = exc.upgrade_hint()
             raise
         except PatchkeeperError as exc:
+            _leave_waiting(run)
             exc.hint = left_in_progress(exc.hint, name)
             raise
     port = run.state.steps.get(StepName.PORT, {})
     stopped = port.get("status") == StepStatus.STOPPED
-    if not stopped:
+    if stopped:
+        _leave_waiting(run)
+    else:
         run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def _leave_waiting(run: _Run) -> None:
+    """Keep the snapshot of the downstream as this run leaves the upgrade waiting, so the
+    next ``--continue`` tells a person's edits from what its steps write
+    (:func:`_edits_by_hand`). Best effort: a snapshot that cannot be written keeps none,
+    and every change is then counted as before, the step's."""
+    with suppress(OSError):
+        run.work.save_left(snapshot(run.root, _left_out(run)))
+
+
+def _left_out(run: _Run) -> list[Path]:
+    """The directories no snapshot reads: the upgrade's state and the port's work."""
+    return [run.work.root, port_settings(run.config).work_dir]
+
+
+def _edits_by_hand(
+    run: _Run, cut_short: tuple[str, dict[str, tuple[int, int, int]]] | None
+) -> tuple[tuple[str, ...], dict[str, tuple[int, int, int]] | None]:
+    """The files a person changed since the last run left the upgrade waiting (a patch
+    fixed after the port refused it, a decision written while the port waited at its
+    conflict) and the snapshot they were found in; ``((), None)`` when the last run kept
+    no snapshot. With ``--branch`` they are committed on their own, before any step runs:
+    the step that runs next would have claimed them as what it wrote (its commit and its
+    "wrote" line). They are kept in the state (``facts["edited"]``), with whether the
+    audit had read the series before them (its evidence and the suggestions made from it
+    then describe a patch as it was before the edit)."""
+    left = run.work.left()
+    if left is None:
+        return (), None
+    now = snapshot(run.root, _left_out(run))
+    files = changed(left, now)
+    run.work.drop_left()
+    port = run.state.steps.get(StepName.PORT, {}).get("status")
+    if port == StepStatus.STOPPED and not WorkDir(port_settings(run.config).work_dir).exists:
+        # the port finished outside the run ('port --continue', as its INSTRUCTIONS.md
+        # says): what it wrote is the port's, and its step commits it
+        ported = set(_port_writes(run, files, evidence=True))
+        files = tuple(f for f in files if f not in ported)
+    if not files:
+        return (), now
+    after = cut_short[0] if cut_short else StepName.PORT
+    subject = "upgrade: edits made by hand while the upgrade waited"
+    body = (
+        f"The files a person changed while the upgrade waited at its {after} step, found by "
+        "'patchkeeper upgrade --continue', committed on their own before that step runs "
+        "again: the changes are the person's, not a step's."
+    )
+    commit = commit_step(run.root, files, subject, body) if run.state.branch else None
+    audited = run.state.steps.get(StepName.AUDIT, {}).get("status") == StepStatus.DONE
+    run.state.facts.setdefault("edited", []).append(
+        {
+            "files": list(files),
+            "before": str(after),
+            "commit": commit,
+            "subject": subject if commit else None,
+            "after_audit": audited,
+        }
+    )
+    run.work.save(run.state)
+    return files, now
+
+
+def _edited_patches(run: _Run) -> set[str]:
+    """The series names of the patches a person edited after the audit had read them."""
+    directory = Path(os.path.abspath(run.config.series.parent)).resolve()
+    root = run.root.resolve()
+    names = set()
+    for batch in run.state.facts.get("edited", []):
+        if not batch.get("after_audit"):
+            continue
+        for path in batch["files"]:
+            full = root / path
+            if full.is_relative_to(directory):
+                names.add(full.relative_to(directory).as_posix())
+    return names
 
 
 def _conflict_first(run: _Run, step: str) -> str | None:
@@ -467,9 +553,17 @@ def _to_run(run: _Run, name: str, record: dict[str, Any], port_ran: bool) -> boo
     return True
 
 
-def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) -> None:
-    """Run one step: snapshot, the step, the files it wrote, its commit, the state."""
-    leave_out = [run.work.root, port_settings(run.config).work_dir]
+def _step(
+    run: _Run,
+    name: str,
+    before: dict[str, tuple[int, int, int]] | None,
+    theirs: tuple[tuple[str, ...], dict[str, tuple[int, int, int]]] | None = None,
+) -> None:
+    """Run one step: snapshot, the step, the files it wrote, its commit, the state.
+    ``before``: the snapshot a run cut short in this step took before it (else one is taken
+    now); ``theirs``: the files a person edited since, and the snapshot they were found in,
+    which are not the step's unless it writes them again."""
+    leave_out = _left_out(run)
     if before is None:
         before = snapshot(run.root, leave_out)
     run.work.start_step(name, before)
@@ -477,7 +571,12 @@ def _step(run: _Run, name: str, before: dict[str, tuple[int, int, int]] | None) 
     if run.config.source is not None:  # as the port left it: the new pin and pristine
         run.config = load_config(run.config.source)
     record = _STEP_FUNCTIONS[name](run)
-    files = changed(before, snapshot(run.root, leave_out))
+    after = snapshot(run.root, leave_out)
+    files = changed(before, after)
+    if theirs is not None:
+        edited, now = theirs
+        rewritten = set(changed(now, after))
+        files = tuple(f for f in files if f not in edited or f in rewritten)
     files = tuple(sorted({*files, *record.pop("written", ())}))
     earlier = run.state.steps.get(name, {}).get("files", ())
     if name == StepName.PORT and earlier:  # what a stopped port wrote (its evidence) counts
@@ -734,25 +833,35 @@ def _ported_by_hand(run: _Run) -> tuple[str, ...]:
     started and committed by no step: what a port finished outside the upgrade's run wrote
     (``port --continue``, as the port's INSTRUCTIONS.md says, or a run cut short after the
     port's journaled write), so the port step's commit holds them."""
-    from patchkeeper.ledger.settings import ledger_settings
-
     start = run.work.start()
     if start is None:
         return ()
     leave_out = [run.work.root, port_settings(run.config).work_dir]
     now = snapshot(run.root, leave_out)
+    committed = {f for step in run.state.steps.values() for f in step.get("files", ())}
+    committed |= {f for batch in run.state.facts.get("edited", []) for f in batch["files"]}
+    return tuple(p for p in _port_writes(run, changed(start, now)) if p not in committed)
+
+
+def _port_writes(run: _Run, paths: tuple[str, ...], evidence: bool = False) -> tuple[str, ...]:
+    """Those of ``paths`` (relative to the downstream) a port writes: in the series'
+    directory, the ledger, the configuration file; with ``evidence``, the evidence
+    directory too (``port --continue --save-evidence``)."""
+    from patchkeeper.ledger.settings import ledger_settings
+    from patchkeeper.record.evidence_store import evidence_dir
+
     root = run.root.resolve()
     places = [run.config.series.parent, Path(ledger_settings(run.config).file)]
+    if evidence:
+        places.append(evidence_dir(run.config))
     if run.config.source is not None:
         places.append(run.config.source)
     wanted = [Path(os.path.abspath(place)).resolve() for place in places]
-    committed = {f for step in run.state.steps.values() for f in step.get("files", ())}
-    out = []
-    for path in changed(start, now):
-        full = root / path
-        if path not in committed and any(full == w or full.is_relative_to(w) for w in wanted):
-            out.append(path)
-    return tuple(out)
+    return tuple(
+        path
+        for path in paths
+        if any((root / path) == w or (root / path).is_relative_to(w) for w in wanted)
+    )
 
 
 def _port_inputs(config: Config) -> dict[str, str]:
@@ -857,14 +966,21 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         ]
     decided = _decided_now(run)
     dropped = _dropped_now(run)
+    edited = _edited_patches(run)
     undecided = tuple(
-        Undecided(u["kind"], u["key"], u["verdict"], tuple(u["evidence"]))
+        Undecided(
+            u["kind"],
+            u["key"],
+            u["verdict"],
+            tuple(u["evidence"]),
+            before_edit=u["kind"] == SERIES and u["key"] in edited,
+        )
         for u in state.facts.get("undecided", [])
         if (u["kind"], u["key"]) not in decided and not dropped(u["kind"], u["key"])
     )
     done = outcome != UpgradeOutcome.ABORTED
     suggestions = tuple(
-        Suggestion(**s)
+        Suggestion(**s, before_edit=s["kind"] == SERIES and s["key"] in edited)
         for s in _suggestions_now(run)
         if done and (not dropped(s["kind"], s["key"]) or s["decision"] in DROPS)
     )
@@ -885,6 +1001,10 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         suggestions=suggestions if done else (),
         by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
         verify=verify_commands(run) if done else (),
+        edited=tuple(
+            Edited(tuple(e["files"]), e["before"], e.get("commit"), e.get("subject"))
+            for e in state.facts.get("edited", [])
+        ),
     )
 
 

@@ -11,6 +11,10 @@ downstream::
                     ``--abort`` deletes the files the upgrade created
     running.json    the step in progress and the stat data of every file of the downstream
                     before it started, so a run cut short finds what that step wrote
+    left.json       the stat data of every file of the downstream as a run left it waiting
+                    (the port stopped at a conflict, or a step stopped with an error): the
+                    next ``--continue`` tells the files a person changed since from the
+                    files its steps write
 
 ``state.json`` is written (atomically) after each step, so a run killed or interrupted
 anywhere is resumed by ``upgrade --continue`` at the first step not done: a step cut short
@@ -41,6 +45,7 @@ GIT_WORK_DIR = "patchkeeper-upgrade"
 STATE = "state.json"
 RUNNING = "running.json"
 START = "start.json"
+LEFT = "left.json"
 
 #: A file's stat data as the snapshot keeps it: size, modification time (ns), inode.
 Stat = tuple[int, int, int]
@@ -147,6 +152,25 @@ class UpgradeDir:
             return str(data["step"]), before
         except (OSError, ValueError, KeyError, TypeError, IndexError):
             return None  # cut short while writing it: the step had not started
+
+    def save_left(self, now: dict[str, Stat]) -> None:
+        """Keep the snapshot of the downstream as this run leaves the upgrade waiting."""
+        _write(self.root / LEFT, {"format": FORMAT, "left": now})
+
+    def left(self) -> dict[str, Stat] | None:
+        """The snapshot :meth:`save_left` kept, or ``None`` (none kept: the run before was
+        killed, or it is the first)."""
+        try:
+            data = json.loads((self.root / LEFT).read_text(encoding="utf-8"))
+            return {k: (v[0], v[1], v[2]) for k, v in data["left"].items()}
+        except (OSError, ValueError, KeyError, TypeError, IndexError):
+            return None
+
+    def drop_left(self) -> None:
+        """Forget the snapshot :meth:`save_left` kept, once a ``--continue`` has read it: a
+        run killed after that leaves none, and the files its steps wrote are never taken
+        for a person's."""
+        (self.root / LEFT).unlink(missing_ok=True)
 
     def end_step(self) -> None:
         (self.root / RUNNING).unlink(missing_ok=True)
