@@ -1480,19 +1480,28 @@ def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
 MIN_TEST_LINES = 3
 
 
-def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind: str) -> str | None:
-    """The evidence for a code fix that only moves lines the old pin has (so no line of it
-    can be found as new upstream) when every test hunk is there and upstream has every
-    test line the pin lacks (at least :data:`MIN_TEST_LINES`): the tests show the fix is in;
-    else ``None``."""
+def _moved_code_test_lines(shares: tuple[FileShare, ...], kind: str) -> tuple[int, int] | None:
+    """``(found, total)``: of the added test lines the old pin lacks, how many the new release
+    has, for a code fix whose code files add no line the pin lacks (it only moves lines, so
+    its code cannot be found upstream as new) and that adds such test lines; else ``None``."""
     if kind != CODE:
         return None
     code = [s for s in shares if decides(s.path, kind) and s.total]
     tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
     if not code or any(s.counted[1] for s in code) or not tests:
         return None
-    found = sum(s.counted[0] for s in tests)
-    total = sum(s.counted[1] for s in tests)
+    return sum(s.counted[0] for s in tests), sum(s.counted[1] for s in tests)
+
+
+def _reordered(statuses: list[HunkVerdict], shares: tuple[FileShare, ...], kind: str) -> str | None:
+    """The evidence for a code fix that only moves lines the old pin has (so no line of it
+    can be found as new upstream) when every test hunk is there and upstream has every
+    test line the pin lacks (at least :data:`MIN_TEST_LINES`): the tests show the fix is in;
+    else ``None``."""
+    counted = _moved_code_test_lines(shares, kind)
+    if counted is None:
+        return None
+    found, total = counted
     if found < total or total < MIN_TEST_LINES:
         return None
     test_hunks = [s for s in statuses if kind_of(s.path) == TESTS]
@@ -1515,17 +1524,17 @@ def _tests_mostly_upstream(
     a hunk fails; else ``None``. Upstream took the regression test, written its own way;
     the moved lines cannot show whether the fix came with it, so a person decides
     (*partially upstreamed*, *look*), where the failing hunks alone would say *port*."""
-    if kind != CODE or not any(s.status == FAILS for s in statuses):
+    if not any(s.status == FAILS for s in statuses):
         return None
-    code = [s for s in shares if decides(s.path, kind) and s.total]
-    tests = [s for s in shares if kind_of(s.path) == TESTS and s.counted[1]]
-    if not code or any(s.counted[1] for s in code) or not tests:
+    counted = _moved_code_test_lines(shares, kind)
+    if counted is None:
         return None
-    found = sum(s.counted[0] for s in tests)
-    total = sum(s.counted[1] for s in tests)
+    found, total = counted
     if found < MIN_TEST_LINES or found < OVERALL_SHARE * total:
         return None
-    missing = [line for s in tests for line in s.missing]
+    missing = [
+        line for s in shares if kind_of(s.path) == TESTS and s.counted[1] for line in s.missing
+    ]
     shown = "; ".join(f"`{line}`" for line in missing[:3])
     more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
     absent = f" (not found: {shown}{more})" if missing else ""
