@@ -395,3 +395,38 @@ Forwarded: no
 FLAKY_TEST = FLAKY_TESTS[
     FLAKY_TESTS.index("def test_communicate") : FLAKY_TESTS.index("def test_close")
 ]
+
+
+#: A module a redirect fix patches (the old release), and the new release with the fix.
+REDIRECT_CODE = (
+    "def redirect(headers):\n    headers.pop('Authorization', None)\n    return headers\n"
+)
+REDIRECT_FIXED = REDIRECT_CODE.replace("    return", "    headers.pop('Cookie', None)\n    return")
+
+#: A backported fix with its regression test's data file (:data:`ON_DATA` changes that file).
+WITH_DATA = """Subject: drop cookies on redirect
+---
+--- a/pkg/redirect.py
++++ b/pkg/redirect.py
+@@ -1,3 +1,4 @@
+ def redirect(headers):
+     headers.pop('Authorization', None)
++    headers.pop('Cookie', None)
+     return headers
+--- /dev/null
++++ b/tests/data/redirect.txt
+@@ -0,0 +1,2 @@
++Authorization: x
++Cookie: y
+"""
+
+#: A patch on the data file only :data:`WITH_DATA` creates.
+ON_DATA = """Subject: test a second cookie
+---
+--- a/tests/data/redirect.txt
++++ b/tests/data/redirect.txt
+@@ -1,2 +1,3 @@
+ Authorization: x
+ Cookie: y
++Cookie: z
+"""

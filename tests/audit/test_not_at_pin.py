@@ -11,7 +11,9 @@ from typing import Any
 
 from audit_support import judge
 
-from helpers import Example
+from helpers import ON_DATA, WITH_DATA, Example
+from helpers import REDIRECT_CODE as CODE
+from helpers import REDIRECT_FIXED as FIXED
 
 # removes a line only: the rule that a gone file's removed content went with it must not
 # take the file's absence at the pin for upstream's doing
@@ -57,9 +59,6 @@ def test_a_patch_on_a_file_neither_tree_has_is_to_look_at(cli: Any, example: Exa
     assert run.code == 1
     assert run.out.splitlines()[-1] == "8 patches: 7 clean, 1 target gone"
 
-
-CODE = "def redirect(headers):\n    headers.pop('Authorization', None)\n    return headers\n"
-FIXED = CODE.replace("    return", "    headers.pop('Cookie', None)\n    return")
 
 # a backported upstream commit: its news fragment was never shipped in a release
 BACKPORT = """Subject: drop cookies on redirect
@@ -113,34 +112,6 @@ def test_a_file_neither_tree_has_is_set_aside_only_when_it_does_not_decide(
         "aside: not what decides the verdict); applies at fuzz 0, every hunk in place; to do: "
         "carry (it applies)"
     )
-
-
-# a backported fix with its regression test's data file, then a patch on that data file
-WITH_DATA = """Subject: drop cookies on redirect
----
---- a/pkg/redirect.py
-+++ b/pkg/redirect.py
-@@ -1,3 +1,4 @@
- def redirect(headers):
-     headers.pop('Authorization', None)
-+    headers.pop('Cookie', None)
-     return headers
---- /dev/null
-+++ b/tests/data/redirect.txt
-@@ -0,0 +1,2 @@
-+Authorization: x
-+Cookie: y
-"""
-
-ON_DATA = """Subject: test a second cookie
----
---- a/tests/data/redirect.txt
-+++ b/tests/data/redirect.txt
-@@ -1,2 +1,3 @@
- Authorization: x
- Cookie: y
-+Cookie: z
-"""
 
 
 def test_a_file_an_earlier_upstream_patch_creates_is_named_with_that_patch(

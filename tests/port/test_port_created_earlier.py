@@ -8,37 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import write_files
-
-CODE = "def redirect(headers):\n    headers.pop('Authorization', None)\n    return headers\n"
-FIXED = CODE.replace("    return", "    headers.pop('Cookie', None)\n    return")
-
-# a backported fix with its regression test's data file, then a patch on that data file
-WITH_DATA = """Subject: drop cookies on redirect
----
---- a/pkg/redirect.py
-+++ b/pkg/redirect.py
-@@ -1,3 +1,4 @@
- def redirect(headers):
-     headers.pop('Authorization', None)
-+    headers.pop('Cookie', None)
-     return headers
---- /dev/null
-+++ b/tests/data/redirect.txt
-@@ -0,0 +1,2 @@
-+Authorization: x
-+Cookie: y
-"""
-
-ON_DATA = """Subject: test a second cookie
----
---- a/tests/data/redirect.txt
-+++ b/tests/data/redirect.txt
-@@ -1,2 +1,3 @@
- Authorization: x
- Cookie: y
-+Cookie: z
-"""
+from helpers import ON_DATA, WITH_DATA, write_files
+from helpers import REDIRECT_CODE as CODE
+from helpers import REDIRECT_FIXED as FIXED
 
 
 def test_the_port_names_the_earlier_patch_that_creates_the_file(cli: Any, tmp_path: Path) -> None:
