@@ -137,7 +137,7 @@ def test_urllib3_series_record_with_the_installed_wheel(cli, tmp_path: Path) -> 
         (s["role"], s["name"], s["version"], s["kind"], s["identity"])
         for s in environment["sources"][1:]
     ] == [
-        ("pin", "urllib3", "1.26.12", "sdist", f"sha256 {pin.sha256}"),
+        ("pin, port base", "urllib3", "1.26.12", "sdist", f"sha256 {pin.sha256}"),
         ("audit target, port target", "urllib3", "1.26.20", "sdist", f"sha256 {target.sha256}"),
         (
             "installed",
