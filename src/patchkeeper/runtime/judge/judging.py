@@ -56,7 +56,7 @@ from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
-from patchkeeper.runtime.judge.widened_tests import widened_test
+from patchkeeper.runtime.judge.widened_tests import widened, widening
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
@@ -154,12 +154,20 @@ def judge_entries(
             noted[entry.file] = tuple(text.splitlines()) if BACKPORT.search(text) else ()
         return introduction(noted[entry.file], code.start)
 
-    def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None]:
+    def assess(entry: PatchEntry) -> tuple[Drift, Key | None, Drift | Pending, Key | None, str]:
         """The entry's drift (remembered or decided, with its store key when decided now),
-        and its judgement: remembered, or judged here (:func:`judge_pending`: perhaps
-        waiting for the old tree's hook names), with its store key when judged now."""
+        its judgement: remembered, or judged here (:func:`judge_pending`: perhaps waiting
+        for the old tree's hook names), with its store key when judged now; and why a copy
+        whose one change is a class upstream's type test now accepts goes
+        (:func:`widening`, read here where its spans are: ``""`` for none)."""
         before, after = resolved_old[entry.target], resolved_new[entry.target]
-        spans = codes(entry, before, after, trees, mine.get(entry.replacement))
+        copy = mine.get(entry.replacement)
+        spans = codes(entry, before, after, trees, copy)
+        widens = ""
+        if copy is not None and _widens(copy) and spans[0] is not None and spans[1] is not None:
+            # a copy whose one change is a class upstream's type test now accepts
+            plugin = (settings.root, entry.replacement.partition(":")[0])
+            widens = widening((spans[0], spans[1], copy), after.module, new_tree, plugin)
         registered = registered_key(entry, before, after, trees)
         made = registered[1].described() if registered[1] is not None else ""
         drift, decided = recalled_drift(memory.store, entry, before, after, spans, made)
@@ -182,9 +190,12 @@ def judge_entries(
         judgement: Drift | Pending | None
         judgement, key = recalled_judgement(memory.store, case)
         if judgement is not None:
-            return drift, decided, judgement, None
-        return drift, decided, judge_pending(case), key
+            return drift, decided, judgement, None, widens
+        return drift, decided, judge_pending(case), key, widens
 
+    # The stale bindings of the patched names, searched while the pool still reads (the
+    # cross-checks below wait for it): after the judging, the workers would wait for it.
+    stale = stale_bindings(new_tree, entries, resolved_new)
     # The cross-checks before the judging workers are forked: the pool that runs now reads
     # the patch files (once the judging has stopped it, a new pool had to start for them).
     patch_files = reading.patch_files
@@ -200,19 +211,13 @@ def judge_entries(
             advance()
             assessed.append((entry, *result))
     # One pass over the old tree for the hook names of every judgement still pending.
-    pending = [j for *_, j, _judged in assessed if isinstance(j, Pending)]
+    pending = [j for *_, j, _judged, _widens in assessed if isinstance(j, Pending)]
     old_tree.find_definitions(sorted({name for j in pending for name, _how in j.candidates}))
-    for entry, drift, decided, judgement, judged in assessed:
+    for entry, drift, decided, judgement, judged, widens in assessed:
         before, after = resolved_old[entry.target], resolved_new[entry.target]
         decision = settle(judgement, old_tree)
-        copy = mine.get(entry.replacement)
-        if decision.decision != REMOVE and copy is not None and _widens(copy):
-            # a copy whose one change is a class upstream's type test now accepts
-            spans = codes(entry, before, after, trees, copy)
-            if spans[0] is not None and spans[1] is not None:
-                plugin = (settings.root, entry.replacement.partition(":")[0])
-                read = (spans[0], spans[1], copy)
-                decision = widened_test(decision, read, after.module, new_tree, plugin)
+        if decision.decision != REMOVE:
+            decision = widened(decision, widens)
         final = decision
         if is_computed_key(entry):  # which module it replaces: known at run time only
             parsed = trees_of.get(entry.file)
@@ -255,7 +260,6 @@ def judge_entries(
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
-    stale = stale_bindings(new_tree, entries, resolved_new)
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
     findings = duplicates(entries) + broken + list(unlisted(inventory))

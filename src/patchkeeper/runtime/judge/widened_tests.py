@@ -209,20 +209,42 @@ def widened_test(
     naming a plugin class that the new upstream ``spans[1]`` (a definition of
     ``new_module`` in ``new_tree``) now lets through its own test of the same subject (see
     the module docstring); ``drift`` otherwise."""
+    return widened(drift, widening(spans, new_module, new_tree, plugin))
+
+
+def widened(drift: Drift, reason: str) -> Drift:
+    """``drift`` made *remove* for the ``reason`` :func:`widening` gave (its evidence first);
+    ``drift`` itself for none (``""``)."""
+    if not reason:
+        return drift
+    evidence = (reason, *(e for e in drift.evidence if e != reason))
+    return replace(drift, decision=REMOVE, evidence=evidence)
+
+
+def widening(
+    spans: tuple[Code, Code, Code],
+    new_module: str,
+    new_tree: UpstreamTree,
+    plugin: tuple[Path, str],
+) -> str:
+    """Why :func:`widened_test` removes the copy ``spans[2]`` (the arguments as it takes
+    them), whatever the decision so far: the judging reads it where the spans were read (a
+    worker judging the entry) and applies it to the entry's decision later; ``""`` when the
+    copy does more than that."""
     old, new, mine = (_function(code) for code in spans)
     if old is None or new is None or mine is None:
-        return drift
+        return ""
     unwiden = _Unwiden()
     read = unwiden.visit(ast.parse(ast.unparse(mine)).body[0])
     if not unwiden.predicates or not isinstance(read, _Function):
-        return drift
+        return ""
     if _body_lines(read) - _body_lines(old):  # a line of its own besides the predicates
-        return drift
+        return ""
     left_out = sum((_body_lines(old) - _body_lines(read)).values())
     root, module = plugin
     parsed = _module_of(root, module)
     if parsed is None:
-        return drift
+        return ""
     functions = {n.name: n for n in parsed[0].body if isinstance(n, _Function)}
     table = scope_table(parsed[0].body, {}, module, parsed[1])
     let_through = []
@@ -230,17 +252,17 @@ def widened_test(
         function = functions.get(predicate)
         named = _named_class(function) if function is not None else None
         if named is None:
-            return drift
+            return ""
         name, owner = named
         if not owner:
             bound = table.get(name)
             if bound is None:
-                return drift
+                return ""
             owner, _, name = bound.dotted.rpartition(".")
         bases = {_canonical(new_tree, base) for base in _bases(root, owner, name)}
         accepted = _accepted(new_tree, new_module, new, subject) & bases
         if not accepted:
-            return drift
+            return ""
         let_through.append(
             f"{predicate}({subject}) lets {owner}.{name} through, a subclass of "
             f"{sorted(accepted)[0]}"
@@ -257,5 +279,4 @@ def widened_test(
             f" (the copy leaves out {left_out} line{'s' if left_out != 1 else ''} of the old "
             "upstream body, which upstream's own function runs again once the patch goes)"
         )
-    evidence = (reason, *(e for e in drift.evidence if e != reason))
-    return replace(drift, decision=REMOVE, evidence=evidence)
+    return reason
