@@ -29,6 +29,8 @@ import datetime as dt
 import email.utils
 import os
 import re
+import stat
+import weakref
 from dataclasses import dataclass
 
 from patchkeeper.series.headers import parse_headers
@@ -45,6 +47,8 @@ _DAY = re.compile(r"^\s*(\d{4})-(\d{2})-(\d{2})\b")
 #: The first day a tree's times are read as real (an archive written without times has the
 #: epoch, or 1980-01-01 for zip's first day).
 _FIRST_REAL_DAY = dt.date(1980, 1, 2)
+#: Per tree, its day (:func:`tree_day`), kept while the tree is.
+_DAYS: weakref.WeakKeyDictionary[TreeSearch, dt.date | None] = weakref.WeakKeyDictionary()
 
 
 @dataclass(frozen=True)
@@ -113,19 +117,21 @@ def _header_day(date: str, last_update: str) -> dt.date | None:
 
 def tree_day(tree: TreeSearch) -> dt.date | None:
     """The day of a tree's newest regular file (symbolic links, whose times are the day they
-    were unpacked, are left out), or ``None`` when it has no file with a real time."""
+    were unpacked, are left out), or ``None`` when it has no file with a real time. Read
+    once per tree."""
+    if tree in _DAYS:
+        return _DAYS[tree]
     newest = 0.0
     for path in tree.files():
         try:
             status = os.lstat(tree.base / path)
         except OSError:
             continue
-        if not os.path.islink(tree.base / path):
+        if not stat.S_ISLNK(status.st_mode):
             newest = max(newest, status.st_mtime)
-    if not newest:
-        return None
-    day = dt.datetime.fromtimestamp(newest, dt.timezone.utc).date()
-    return day if day >= _FIRST_REAL_DAY else None
+    day = dt.datetime.fromtimestamp(newest, dt.timezone.utc).date() if newest else None
+    _DAYS[tree] = day if day is not None and day >= _FIRST_REAL_DAY else None
+    return _DAYS[tree]
 
 
 def upstream_commit(
