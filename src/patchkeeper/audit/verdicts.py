@@ -76,6 +76,7 @@ from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.reworded import reworded
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import FileShare, file_shares, share_text
+from patchkeeper.audit.upstream_commit import upstream_commit
 from patchkeeper.audit.upstreamed import (
     MIN_CODE_LINES,
     OVERALL_SHARE,
@@ -179,6 +180,10 @@ class PatchVerdict:
         applied_upstream: the patch's DEP-3 ``Applied-Upstream`` naming a release at or
             below the audited one, in words, when the verdict is not *clean* or *offset*
             (:mod:`patchkeeper.audit.applied_upstream`); ``""`` otherwise.
+        upstream_commit: for a *conflict* or *blocked* patch, the evidence that its header
+            names upstream's commit, made before the new release and not shown to be off the
+            pin's line of releases (:mod:`patchkeeper.audit.upstream_commit`), which turns
+            *port* into *look*; ``""`` otherwise.
         refresh: for a *conflict*, the evidence that git's three-way merge places every
             hunk with the patch's own lines unchanged (:mod:`patchkeeper.audit.refresh`),
             which makes the action *carry* (refresh it); ``""`` otherwise.
@@ -230,6 +235,7 @@ class PatchVerdict:
     kind: str = CODE
     mentions: tuple[Mention, ...] = ()
     applied_upstream: str = ""
+    upstream_commit: str = ""
     refresh: str = ""
     unreadable: str = ""
     lands: str = ""
@@ -1879,12 +1885,20 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
     (:mod:`patchkeeper.audit.applied_upstream`) added when the verdict is neither *clean*,
     *offset* nor *upstreamed* by it already: in the summary (for a *conflict*, a reason to
     look) and in :attr:`PatchVerdict.applied_upstream`, which turns *port* into *look*
-    (:func:`action_of`)."""
+    (:func:`action_of`); else, for a *conflict* or *blocked* patch, its ``Origin`` naming
+    upstream's commit made before the new release (:attr:`PatchVerdict.upstream_commit`)."""
     if verdict.verdict in GOOD:
         return verdict
     applied = applied_upstream(patch, ctx.version)
     if applied is None:
-        return verdict
+        if verdict.verdict not in (CONFLICT, BLOCKED):
+            return verdict
+        commit = upstream_commit(patch, ctx.search, ctx.pin)
+        if commit is None:
+            return verdict
+        return replace(
+            verdict, summary=f"{verdict.summary}; {commit.text}", upstream_commit=commit.text
+        )
     text = f"{verdict.summary}; {applied.text}"
     if verdict.verdict == CONFLICT and not verdict.mentions:
         text += ", a reason to look"
@@ -1894,6 +1908,11 @@ def _with_header(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVer
 #: The reason to carry a *conflict* whose hunks git's three-way merge places unchanged.
 REFRESH = "refresh it: its hunks land with their + and - lines unchanged"
 
+
+#: The reason to look at a failing patch that is upstream's commit made before the release.
+UPSTREAM_COMMIT_REASON = (
+    "it is upstream's commit, made before the new release: decide whether the release has it"
+)
 
 #: The reason to look at a code patch whose changed lines upstream rewrote at their place.
 REWRITTEN_REASON = "upstream changed the same lines; decide whether its change has the fix"
@@ -1971,6 +1990,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
             return LOOK, reason, Rule.TESTS_CHANGED
         if verdict.rewritten:
             return LOOK, REWRITTEN_REASON, own
+        if verdict.upstream_commit:
+            return LOOK, UPSTREAM_COMMIT_REASON, Rule.UPSTREAM_COMMIT
         return PORT, "rework the failing hunks", own
     if verdict.verdict == TARGET_GONE:
         if verdict.not_at_pin:
@@ -1989,6 +2010,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     if verdict.lands:
         reason = f"after {verdict.blocked_by} is ported: its own lines fit the new release"
         return CARRY, reason, Rule.BLOCKER_CONTEXT_ONLY
+    if verdict.upstream_commit:
+        return LOOK, UPSTREAM_COMMIT_REASON, Rule.UPSTREAM_COMMIT
     return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
 
 
