@@ -75,8 +75,10 @@ first rule that applies decides):
    (:mod:`patchkeeper.runtime.judge.registrations`) counts as one its registry holds, and
    upstream registering the plugin's value only under a condition is **look**;
 6. the new upstream target, or a function of its module that calls it, consults an extension
-   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
-   unless the replacement is a wrapper that calls the original, whatever its own parameters
+   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`; not a caller
+   that hands the target itself to a registration, :func:`~patchkeeper.runtime.judge.hooks.
+   registers_name`: it registers the plugin's replacement) -> **migrate**, unless the
+   replacement is a wrapper that calls the original, whatever its own parameters
    (:func:`~patchkeeper.runtime.judge.calling.calls_original`), or hands its extra arguments
    (``*args, **kwargs``) on to a call (:func:`~patchkeeper.runtime.judge.noise.forwards_extra`):
    it runs upstream's own code, hook and all, so the rules after this one decide (a new
