@@ -135,8 +135,9 @@ maintainers over six releases (``benchmarks/runtime_history.py``).
 
 After the rules, across entries: a backport upstream took in for one entry takes its file's
 others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a target the new
-release does not define where the plugin says, whose replacement function another entry
-sets and must update for its upstream change, is **update** too
+release does not define where the plugin says, or of a name both releases bind to the very
+definition another entry patches, whose replacement function that entry sets and must
+update for its upstream change, is **update** too
 (:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
 running patch of its file (:mod:`patchkeeper.runtime.judge.companions`); a retarget of a
 name its module only imported, whose definition another entry patches with the same
