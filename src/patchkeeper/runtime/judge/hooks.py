@@ -306,6 +306,30 @@ def _may_call(tree: UpstreamTree, found: Resolution) -> bool:
     return any(word in lowered for word in _HOOK_WORDS)
 
 
+def registers_name(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` (a caller of the target in its module) hands the target itself,
+    by its module-level ``name``, to a registration: a call of ``register<_x>`` (not a
+    method of the object at hand) or of a registry's method with ``name`` among its
+    arguments (``KVCacheSpecRegistry.register(MambaSpec, MambaManager)``). The caller
+    reads the name when it runs, after the plugin's module rebound it: what upstream
+    registers is the plugin's replacement, and the caller's other registrations are of
+    other names. Such a caller is a table of registrations, not an extension point the
+    patch could move to."""
+    for sub in nodes(node):
+        if not isinstance(sub, ast.Call):
+            continue
+        text = attribute_chain(sub.func, rooted=False)
+        called = text.rsplit(".", 1)[-1]
+        owner = text.rsplit(".", 1)[0] if "." in text else ""
+        registers = bool(_REGISTER.search(called)) and not _INSTANCE.match(owner)
+        if not registers and not (owner and _REGISTRY.search(owner.rsplit(".", 1)[-1])):
+            continue
+        arguments = [*sub.args, *(k.value for k in sub.keywords)]
+        if any(isinstance(a, ast.Name) and a.id == name for a in arguments):
+            return True
+    return False
+
+
 _CANDIDATES: dict[tuple[Any, ...], dict[str, str]] = {}
 
 
@@ -333,7 +357,12 @@ def _candidates(
     sites = [(new.location, consulted(new_node, new_code.text))]
     if new.qualname and "." not in new.qualname and _may_call(new_tree, new):
         callers = _callers(new_tree, new)  # a module-level definition: its callers
-        sites += [(f"{new.module}.{q}", consulted(n, text)) for q, n, text in callers]
+        name = new.qualname
+        sites += [
+            (f"{new.module}.{q}", consulted(n, text))
+            for q, n, text in callers
+            if not registers_name(n, name)
+        ]
     found: dict[str, str] = {}
     for where, hooks in sites:
         for name, how in hooks.items():

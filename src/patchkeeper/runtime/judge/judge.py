@@ -75,8 +75,10 @@ first rule that applies decides):
    (:mod:`patchkeeper.runtime.judge.registrations`) counts as one its registry holds, and
    upstream registering the plugin's value only under a condition is **look**;
 6. the new upstream target, or a function of its module that calls it, consults an extension
-   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`) -> **migrate**,
-   unless the replacement is a wrapper that calls the original, whatever its own parameters
+   point the old release did not have (:mod:`patchkeeper.runtime.judge.hooks`; not a caller
+   that hands the target itself to a registration, :func:`~patchkeeper.runtime.judge.hooks.
+   registers_name`: it registers the plugin's replacement) -> **migrate**, unless the
+   replacement is a wrapper that calls the original, whatever its own parameters
    (:func:`~patchkeeper.runtime.judge.calling.calls_original`), or hands its extra arguments
    (``*args, **kwargs``) on to a call (:func:`~patchkeeper.runtime.judge.noise.forwards_extra`):
    it runs upstream's own code, hook and all, so the rules after this one decide (a new
@@ -133,8 +135,9 @@ maintainers over six releases (``benchmarks/runtime_history.py``).
 
 After the rules, across entries: a backport upstream took in for one entry takes its file's
 others along (:func:`patchkeeper.runtime.judge.landed.spread`); a *retain* of a target the new
-release does not define where the plugin says, whose replacement function another entry
-sets and must update for its upstream change, is **update** too
+release does not define where the plugin says, or of a name both releases bind to the very
+definition another entry patches, whose replacement function that entry sets and must
+update for its upstream change, is **update** too
 (:mod:`patchkeeper.runtime.judge.shared_copies`); a function nothing calls goes with the
 running patch of its file (:mod:`patchkeeper.runtime.judge.companions`); a retarget of a
 name its module only imported, whose definition another entry patches with the same
