@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, runtime_only
 from patchkeeper.errors import Finding, PatchFormatError
 from patchkeeper.ledger.entries import (
     Entry,
@@ -537,6 +537,8 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
     output_format, checkout, upstream = request.output_format, request.checkout, request.upstream
     lsettings = lint_settings(config)
     entries = load_entries(config)
+    if runtime_only(config):  # no series to check: the entries and dependency files
+        return _lint_without_series(config, entries, request, lsettings)
     findings = check_series(config, entries, lsettings)
     series = parse_series(config.series)
     registered = upstream_knobs(upstream, config.directory, lsettings.registry)
@@ -577,6 +579,29 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         skipped=tuple(skipped),
         hint=hint,
         unread=tuple(unread),
+    )
+
+
+def _lint_without_series(
+    config: Config, entries: list[Entry], request: LintRequest, lsettings: LintSettings
+) -> LintResult:
+    """``lint`` of a downstream of runtime patches alone: its other entries and its
+    dependency files against the pin (PK601), the checks that need no series."""
+    skipped: list[str] = []
+    findings = lint_entries(config, entries, request.foreign_checkouts, skipped)
+    findings += check_pin_files(config)
+    kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    if request.output_format == "github":
+        kept = from_repository_root(kept, config.root)
+    return LintResult(
+        findings=kept,
+        patches=0,
+        entries=len(entries),
+        output_format=request.output_format,
+        skipped=tuple(skipped),
+        hint="hint: no patch series here, runtime patches alone: lint checked the dependency "
+        "files against the pin; 'patchkeeper runtime inventory' lists the runtime patches "
+        "and their header findings",
     )
 
 
