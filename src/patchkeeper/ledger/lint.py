@@ -43,10 +43,11 @@ from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_set
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.headers import Headers, parse_headers
-from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.model import ADDED, Patch, Series, SeriesEntry
 from patchkeeper.series.parse import (
     entry_file_exists,
     entry_problem,
+    listed_patch,
     parse_patch,
     parse_series,
     wide_encoding,
@@ -357,6 +358,19 @@ def commented_entries(series: Path) -> set[str]:
     return names
 
 
+def _outside(series: Series, entry: SeriesEntry) -> PatchFormatError | None:
+    """The error every command that reads the series gives for a line whose patch file is
+    there but leads outside the series directory (a symbolic link to ``/etc/passwd``):
+    lint reports it and does not read the file, as they do not; else ``None``."""
+    if not entry_file_exists(series, entry):
+        return None  # nothing there, or no file: PK201 as such
+    try:
+        listed_patch(series, entry)
+    except PatchFormatError as exc:
+        return exc
+    return None
+
+
 def check_series(config: Config, entries: list[Entry], settings: LintSettings) -> list[Finding]:
     """Series against directory: PK201 missing, PK202 not listed, PK203 listed twice."""
     series = parse_series(config.series)
@@ -375,7 +389,10 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             )
             continue
         seen[entry.name] = entry.line_no
-        if not entry_file_exists(series, entry):
+        outside = _outside(series, entry)
+        if outside is not None:
+            out.append(Finding("PK201", where, entry.line_no, outside.message, outside.hint or ""))
+        elif not entry_file_exists(series, entry):
             problem = entry_problem(series, entry)
             message = f"{shown_name(entry.name)} {problem}"
             out.append(Finding("PK201", where, entry.line_no, message))
@@ -555,7 +572,7 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         if entry.name in seen:
             continue
         seen.add(entry.name)
-        if not entry_file_exists(series, entry):
+        if not entry_file_exists(series, entry) or _outside(series, entry) is not None:
             unread.append(entry.name)
             continue
         count += 1
