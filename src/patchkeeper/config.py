@@ -350,21 +350,83 @@ def spelt_for(text: str, source: Path | None) -> str:
     return text.replace("[tool.patchkeeper]", top)
 
 
-def require_series(config: Config) -> None:
-    """Refuse to go on without a configuration when the series file is not at its default
-    place either (instead of "the series file does not exist"): for the commands that read
-    the series.
+#: The commands that read the patch series itself: in a downstream that carries runtime
+#: patches and no series they have nothing to read. ``lint`` (the dependency files),
+#: ``decide``, ``report`` and ``export`` (which writes a series) work there too.
+SERIES_READERS = frozenset(
+    {
+        "apply",
+        "unapply",
+        "verify",
+        "status",
+        "audit",
+        "port",
+        "ledger",
+        "retire",
+        "import",
+        "check-branch",
+    }
+)
+
+
+def require_series(config: Config, command: str = "apply") -> None:
+    """Refuse to go on when the series file is missing and that is not a setting gone
+    wrong (instead of "the series file does not exist", whose advice is to create it): no
+    configuration was found, or the configuration names a runtime plugin and no series, so
+    ``command`` (one of :data:`SERIES_READERS`) has nothing to read and the runtime
+    commands are the ones that apply.
 
     Raises:
-        ConfigError: no configuration file was found and the default series is missing.
+        ConfigError: no configuration file was found and the default series is missing, or
+            the downstream carries runtime patches and no series.
     """
-    if config.source is not None or config.series.exists():
+    if config.series.exists():
+        return
+    if config.source is not None:
+        package = runtime_only(config)
+        if package and command in SERIES_READERS:
+            _refuse_runtime_only(config, command, package)
         return
     raise ConfigError(
         f"no patchkeeper configuration here: no patchkeeper.toml, nor a pyproject.toml with "
         f"[tool.patchkeeper], in {config.root} or a directory above it",
         hint="run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
         "manual's configuration page (docs/configuration.md) shows the keys",
+    )
+
+
+def runtime_only(config: Config) -> str | None:
+    """The package of the runtime plugin when the downstream carries runtime patches and no
+    series (as ``init`` configures a plugin): ``[tool.patchkeeper.runtime]`` names the
+    package, the configuration sets no ``series`` and the default series file does not
+    exist; else ``None`` (a ``series`` set and missing is a setting gone wrong, which
+    reading the series names)."""
+    package = config.sections.get("runtime", {}).get("package")
+    if not package or config.series.exists() or _line(config.source, "series") is not None:
+        return None
+    return str(package)
+
+
+def _refuse_runtime_only(config: Config, command: str, package: str) -> None:
+    """Raise the error of ``command`` run in a downstream whose configuration names the
+    runtime plugin ``package`` and whose series file does not exist.
+
+    Raises:
+        ConfigError: always, at the line of the runtime table's ``package``.
+    """
+    try:
+        series = config.series.relative_to(config.root).as_posix()
+    except ValueError:
+        series = str(config.series)
+    upstream = config.upstream or "UPSTREAM"
+    raise ConfigError(
+        f"{command} reads a patch series, and this downstream has none ({series} does not "
+        f"exist): it carries the runtime patches of the package {package}",
+        path=config.source,
+        line=_line(config.source, "runtime.package"),
+        hint=f"the runtime commands read them: 'patchkeeper runtime inventory', "
+        f"'patchkeeper runtime audit --to {upstream}==VERSION'; if the downstream carries "
+        "a series as well, set 'series' in [tool.patchkeeper] to its file",
     )
 
 

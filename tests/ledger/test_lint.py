@@ -146,6 +146,29 @@ def test_a_patch_that_is_a_symbolic_link_is_named_by_the_link(downstream: Path) 
     ]
 
 
+def test_a_link_out_of_the_series_directory_is_not_read(downstream: Path, capsys) -> None:
+    """A series line whose patch file is a symbolic link out of the series directory (to
+    ``/etc/passwd``, or a patch of another checkout) is refused by every command that reads
+    the series; lint read the file it points to and reported its lines (``PK304 the patch
+    holds no diff``, ``PK101`` at line 24 of ``/etc/passwd``). Now it says what the others
+    say, at the series line, and reads nothing there."""
+    outside = downstream.parent / "elsewhere.patch"
+    outside.write_text("root:x:0:0:root:/root:/bin/bash\n")
+    (downstream / "patches" / "linked.patch").symlink_to(outside)
+    (downstream / "patches" / "series").write_text(
+        "size-knob.patch\nextra-module.patch\nlinked.patch\n"
+    )
+    assert main(["-C", str(downstream), "lint"]) == 1
+    assert capsys.readouterr().out.splitlines() == [
+        "patches/series:3: PK201 the series entry linked.patch leads outside the series "
+        "directory (a symlink): copy the patch into the series directory instead of linking it",
+        "1 problem in 3 patches (1 not read: linked.patch)",
+    ]
+    assert main(["-C", str(downstream), "lint", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["patch_count"], data["unread"]) == (3, ["linked.patch"])
+
+
 def test_a_cover_letter_is_not_an_unlisted_patch(downstream: Path) -> None:
     """git format-patch --cover-letter's mail has no diff: not a patch; a file so named that
     holds a diff is one, and is reported when the series leaves it out."""

@@ -100,8 +100,9 @@ def test_a_quilt_patch_keeps_its_file_header_bytes() -> None:
     data, old = refresh(patch, before, after, "2.0")
     assert old is None
     header = QUILT_PATCH[: QUILT_PATCH.index(b"@@")]
+    # quilt's plain diff -u writes no text after a hunk's numbers: nor does the refresh
     assert data == header + (
-        b"@@ -8,7 +8,7 @@ line 6\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n"
+        b"@@ -8,7 +8,7 @@\n line 7\n line 8\n line 9\n-line 10\n+line ten\n line 11\n"
         b" line 12\n line 13\n"
     )
 
@@ -254,9 +255,9 @@ def test_a_file_with_two_sections_gets_one_in_the_first_ones_place_and_form(
         data
         == header
         + (
-            b"@@ -2,7 +2,7 @@ new 1\n new 2\n line 1\n line 2\n-line 3\n+line three\n line 4\n"
+            b"@@ -2,7 +2,7 @@\n new 2\n line 1\n line 2\n-line 3\n+line three\n line 4\n"
             b" line 5\n line 6\n"
-            b"@@ -17,6 +17,6 @@ line 14\n line 15\n line 16\n line 17\n-line 18\n+line eighteen\n"
+            b"@@ -17,6 +17,6 @@\n line 15\n line 16\n line 17\n-line 18\n+line eighteen\n"
             b" line 19\n line 20\n"
         )
         + b_section

@@ -112,25 +112,31 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
         (
             '[series."a.patch"]\ndecision = "keep"\n',
             "decision 'keep' in [series.\"a.patch\"] is not one of carry, retire, retain, update, migrate, remove",
-            1,
+            2,
+        ),
+        (  # as decide writes a table: the comment, then the decision line to edit
+            '[series."a.patch"]\n# suggested from audit: clean\nreason = ""\ndecision = "keep"\n'
+            '[series."b.patch"]\ndecision = "carry"\n',
+            "decision 'keep' in [series.\"a.patch\"] is not one of carry, retire, retain, update, migrate, remove",
+            4,
         ),
         ('x = 1\n[runtime."f.py::m.f"]\ndecision = "carry"\n', "unknown table 'x'", 1),
         (
             '[series."a.patch"]\ndecision = "suggested: keep"\n',
             "decision 'suggested: keep' in [series.\"a.patch\"] is not one of carry, retire, "
             "retain, update, migrate, remove",
-            1,
+            2,
         ),
         (
             '[runtime."f.py::m.f"]\ndecision = "carry"\n',
             "decision 'carry' in [runtime.\"f.py::m.f\"] is not one of retain, update, migrate, remove",
-            1,
+            2,
         ),
-        ('\n[series."a.patch"]\nwhy = "x"\n', "unknown field 'why' in [series.\"a.patch\"]", 2),
+        ('\n[series."a.patch"]\nwhy = "x"\n', "unknown field 'why' in [series.\"a.patch\"]", 3),
         (
             '[series."a.patch"]\ndecision = 3\n',
             "'decision' in [series.\"a.patch\"] must be a string, not 3",
-            1,
+            2,
         ),
         (  # a table header left open: the line and column, as for the configuration
             '[series."a.patch"]\ndecision = "carry"\n\n[series."b.patch"\ndecision = ""\n',
@@ -147,6 +153,8 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
 def test_a_malformed_decisions_file_names_the_table_and_line(
     tmp_path: Path, text: str, message: str, line: int | None
 ) -> None:
+    """An error about a field names the field's line, the one to edit (it named the table's
+    header, two or three lines above the ``decision`` a person had mistyped)."""
     path = tmp_path / "patchkeeper-decisions.toml"
     path.write_text(text)
     with pytest.raises(ConfigError) as caught:
@@ -173,7 +181,7 @@ def test_a_malformed_decisions_file_names_the_table_and_line(
         (
             '[series."a.patch"]\nreason = ["upstream has it"]\n',
             "'reason' in [series.\"a.patch\"] must be a string, not ['upstream has it']",
-            1,
+            2,
             'quote its value: reason = "..."',
         ),
     ],

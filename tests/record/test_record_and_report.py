@@ -47,6 +47,21 @@ def test_a_command_that_cannot_start_is_recorded_as_127(cli, audited: Path) -> N
     )
 
 
+@pytest.mark.parametrize("option", ["--markdown", "--jsno"])
+def test_an_option_record_does_not_have_is_refused_not_run(cli, audited: Path, option: str) -> None:
+    """``record --markdown FILE -- pytest`` (an option of other commands) or a mistyped
+    ``--jsno`` was taken as the command: it could not start, and a failed validation run
+    named ``--markdown`` went into the record. It is a usage error, and nothing is kept."""
+    run = cli("record", option, "out.md", "--", sys.executable, "-c", "pass", cwd=audited)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[-1] == (
+        f"Error: No such option: {option} (record takes --json, -C and --config; the command "
+        "to record goes after '--': patchkeeper record -- python -m pytest)"
+    )
+    assert not (audited / ".patchkeeper/evidence/recorded.json").exists()
+    assert not (audited / "out.md").exists()
+
+
 def test_record_json_says_what_the_command_did(cli, audited: Path, monkeypatch) -> None:
     """``record --json`` printed only the evidence file's path: the command it ran, its exit
     code and its output were dropped from the envelope (its field ``command`` collided with

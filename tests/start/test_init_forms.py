@@ -192,6 +192,25 @@ def test_a_debian_series_reads_the_pin_from_the_changelog(cli, example: Example)
     assert (run.code, summary) == (1, ["1 patch: 1 conflict"])
 
 
+def test_a_debian_series_named_elsewhere_reads_its_own_package(cli, example: Example) -> None:
+    """``--patches`` (or ``QUILT_PATCHES``) naming another directory's ``debian/patches``: the
+    form was read from that package's ``debian/source/format``, but the pin from
+    ``debian/changelog`` of the current directory, which has none ("cannot tell the upstream
+    project and pin: debian/changelog cannot be read"). Both come from the package the
+    series belongs to."""
+    tree = debian_tree(example, "python-minihttp (1.0-2) unstable; urgency=medium")
+    downstream = example.root / "downstream-of-deb"
+    downstream.mkdir()
+    run = cli("init", "--patches", str(tree / "debian" / "patches"), cwd=downstream)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[:2] == [
+        f"found a Debian series (1 patch): {tree / 'debian' / 'patches' / 'series'} is a Debian "
+        'source package\'s patch series, and debian/source/format says "3.0 (quilt)"',
+        "upstream minihttp, pin 1.0: minihttp from the source name python-minihttp "
+        "(python-NAME), 1.0 from debian/changelog (1.0-2)",
+    ]
+
+
 #: A git diff adding a symbolic link, as git format-patch writes one (mode 120000).
 SYMLINK_PATCH = (
     b"Description: Link the README where the packaging looks for it\n"

@@ -102,6 +102,7 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
     assert data["verify"] == [
         "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the plugin "
         f"and {plugin.parent / 'upup-2.0'} installed",
+        "patchkeeper lint",
         "patchkeeper report --check",
     ]
 
@@ -142,6 +143,38 @@ def test_a_runtime_only_upgrade_moves_the_pin(cli, plugin: Path) -> None:
     again = cli("upgrade", "--to", "../upup-2.0", cwd=plugin)
     assert again.code == 2
     assert "nothing to upgrade: --to is 2.0, the release the downstream is at" in again.err
+
+
+def test_lint_after_a_runtime_only_upgrade_names_the_requirement_left_behind(
+    cli, plugin: Path
+) -> None:
+    """The runtime port moves the pin, not the plugin's own requirement of its upstream:
+    ``lint``, in the list of what to verify, names it (before, ``lint`` stopped at the
+    missing series file of a downstream that has none)."""
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        .replace('version = "0.1"\n', 'version = "0.1"\ndependencies = ["upup==1.0"]\n')
+        .replace(
+            'upstream = "upup"\n', 'upstream = "upup"\npin = "1.0"\npristine = "../upup-1.0"\n'
+        )
+    )
+    make_checkout(plugin)
+    assert cli("lint", cwd=plugin).code == 0
+    run = cli("upgrade", "--to", "../upup-2.0", "--branch", "up", "--json", cwd=plugin)
+    assert run.code == 0, run.err
+    assert json.loads(run.out)["verify"][1] == "patchkeeper lint"
+    lint = cli("lint", cwd=plugin)
+    assert (lint.code, lint.out.splitlines()[:2]) == (
+        1,
+        [
+            'pyproject.toml:4: PK601 pins upup==1.0, but pin = "2.0" in the [tool.patchkeeper] '
+            "table of pyproject.toml: raise pin in the [tool.patchkeeper] table of "
+            "pyproject.toml or the requirement, so that both name the release the project "
+            "installs",
+            "1 problem in 0 patches",
+        ],
+    )
 
 
 def test_an_upgrade_writes_pristine_through_a_symlink_as_given(cli, plugin: Path) -> None:

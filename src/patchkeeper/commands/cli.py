@@ -70,8 +70,8 @@ class Settings:
 
         context = click.get_current_context(silent=True)
         command = command_name(context) if context is not None else None
-        if command in SERIES_COMMANDS:
-            require_series(config)
+        if command is not None and command in SERIES_COMMANDS:
+            require_series(config, command)
 
 
 def config_of(ctx: click.Context) -> Any:

@@ -75,4 +75,21 @@ def run(config: Config, argv: list[str]) -> RecordResult:
 @click.pass_obj
 def command(settings: Settings, command_line: tuple[str, ...], as_json: bool) -> None:
     """Run a validation command (after --) and keep its exit code, time and output tail."""
+    refuse_an_option(command_line)
     emit(run(settings.config(), list(command_line)), as_json)
+
+
+def refuse_an_option(command_line: tuple[str, ...]) -> None:
+    """Refuse a command line that begins with an option: an option ``record`` does not have
+    (``--markdown``, a mistyped ``--jsno``), which would else be run as the command, fail to
+    start and be kept as a failed validation run in the record. No program is named with a
+    leading ``-``.
+
+    Raises:
+        click.UsageError: naming the option, ``record``'s own and where the command goes.
+    """
+    if command_line and command_line[0].startswith("-") and command_line[0] != "-":
+        raise click.UsageError(
+            f"No such option: {command_line[0]} (record takes --json, -C and --config; the "
+            "command to record goes after '--': patchkeeper record -- python -m pytest)"
+        )

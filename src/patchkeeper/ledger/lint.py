@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, runtime_only
 from patchkeeper.errors import Finding, PatchFormatError
 from patchkeeper.ledger.entries import (
     Entry,
@@ -43,10 +43,11 @@ from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_set
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.headers import Headers, parse_headers
-from patchkeeper.series.model import ADDED, Patch
+from patchkeeper.series.model import ADDED, Patch, Series, SeriesEntry
 from patchkeeper.series.parse import (
     entry_file_exists,
     entry_problem,
+    listed_patch,
     parse_patch,
     parse_series,
     wide_encoding,
@@ -357,6 +358,19 @@ def commented_entries(series: Path) -> set[str]:
     return names
 
 
+def _outside(series: Series, entry: SeriesEntry) -> PatchFormatError | None:
+    """The error every command that reads the series gives for a line whose patch file is
+    there but leads outside the series directory (a symbolic link to ``/etc/passwd``):
+    lint reports it and does not read the file, as they do not; else ``None``."""
+    if not entry_file_exists(series, entry):
+        return None  # nothing there, or no file: PK201 as such
+    try:
+        listed_patch(series, entry)
+    except PatchFormatError as exc:
+        return exc
+    return None
+
+
 def check_series(config: Config, entries: list[Entry], settings: LintSettings) -> list[Finding]:
     """Series against directory: PK201 missing, PK202 not listed, PK203 listed twice."""
     series = parse_series(config.series)
@@ -375,7 +389,10 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             )
             continue
         seen[entry.name] = entry.line_no
-        if not entry_file_exists(series, entry):
+        outside = _outside(series, entry)
+        if outside is not None:
+            out.append(Finding("PK201", where, entry.line_no, outside.message, outside.hint or ""))
+        elif not entry_file_exists(series, entry):
             problem = entry_problem(series, entry)
             message = f"{shown_name(entry.name)} {problem}"
             out.append(Finding("PK201", where, entry.line_no, message))
@@ -537,6 +554,8 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
     output_format, checkout, upstream = request.output_format, request.checkout, request.upstream
     lsettings = lint_settings(config)
     entries = load_entries(config)
+    if runtime_only(config):  # no series to check: the entries and dependency files
+        return _lint_without_series(config, entries, request, lsettings)
     findings = check_series(config, entries, lsettings)
     series = parse_series(config.series)
     registered = upstream_knobs(upstream, config.directory, lsettings.registry)
@@ -553,7 +572,7 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         if entry.name in seen:
             continue
         seen.add(entry.name)
-        if not entry_file_exists(series, entry):
+        if not entry_file_exists(series, entry) or _outside(series, entry) is not None:
             unread.append(entry.name)
             continue
         count += 1
@@ -577,6 +596,29 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         skipped=tuple(skipped),
         hint=hint,
         unread=tuple(unread),
+    )
+
+
+def _lint_without_series(
+    config: Config, entries: list[Entry], request: LintRequest, lsettings: LintSettings
+) -> LintResult:
+    """``lint`` of a downstream of runtime patches alone: its other entries and its
+    dependency files against the pin (PK601), the checks that need no series."""
+    skipped: list[str] = []
+    findings = lint_entries(config, entries, request.foreign_checkouts, skipped)
+    findings += check_pin_files(config)
+    kept = tuple(f for f in findings if f.code not in lsettings.disable)
+    if request.output_format == "github":
+        kept = from_repository_root(kept, config.root)
+    return LintResult(
+        findings=kept,
+        patches=0,
+        entries=len(entries),
+        output_format=request.output_format,
+        skipped=tuple(skipped),
+        hint="hint: no patch series here, runtime patches alone: lint checked the dependency "
+        "files against the pin; 'patchkeeper runtime inventory' lists the runtime patches "
+        "and their header findings",
     )
 
 

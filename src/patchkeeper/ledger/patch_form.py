@@ -138,6 +138,15 @@ def _retext(hunk: Hunk, rule: str, known: dict[bytes, bytes]) -> bytes:
     return match.group(1) + text + b"\n" + body
 
 
+def keep_hunk_texts(hunks: Sequence[Hunk], reference: FileDiff | None, rule: str) -> list[bytes]:
+    """The bytes of ``hunks`` (git's diff of one file) in the hunk-header form of a patch
+    written by ``rule`` (:func:`text_rule`): each keeps the header text of the ``reference``
+    section's hunk with the same lines, else gets the text ``rule`` writes (none for a plain
+    ``diff -u``, 40 bytes for ``diff -p``): a hunk regenerated unchanged is the same bytes."""
+    known = _texts(reference) if reference is not None else {}
+    return [_retext(hunk, rule, known) for hunk in hunks]
+
+
 def _texts(diff: FileDiff) -> dict[bytes, bytes]:
     """``{hunk body: header text}`` of a reference section's hunks."""
     out: dict[bytes, bytes] = {}

@@ -11,7 +11,11 @@ configuration.
 File headers follow the original patch: a file diff whose header has no ``index`` line
 (quilt's ``--- a/x`` / ``+++ b/x``, with or without timestamps) keeps its header bytes; a git
 header is rebuilt with the original's path prefixes and ``index`` abbreviation, since its
-blob ids change with the content. Files keep the original patch's order. A patch with a
+blob ids change with the content. A hunk's header text follows the original too: a hunk
+with the lines of one of the original's keeps its text, another gets the text the original's
+writer gives (none after a plain ``diff -u``, 40 bytes after ``diff -p``, git's 80 in a git
+patch), so a patch refreshed on a file upstream did not change is the same bytes. Files keep
+the original patch's order. A patch with a
 rename is regenerated with git's rename detection, so its renames stay renames.
 
 A file with two sections in the original (two commits' diffs joined) gets one section, git's
@@ -28,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.ledger.patch_form import keep_hunk_texts, text_rule
 from patchkeeper.series.engine import FileState, Workspace, apply_patch
 from patchkeeper.series.headers import parse_headers, set_field
 from patchkeeper.series.model import FileDiff, Patch
@@ -533,6 +538,7 @@ def refresh(
     git_style = _git_style(patch)
     keep_index = index_abbrev(patch) is not None or not patch.files
     quote = _quotes_paths(patch)
+    rule = text_rule(patch)  # the hunk-header text as the patch's writer wrote it
     parts: list[bytes] = []
     preamble = patch.preamble
     old_value = None
@@ -556,7 +562,7 @@ def refresh(
             parts.append(
                 _compose_header(diff, diff.header_raw, names, git_style, keep_index, quote)
             )
-        parts.extend(hunk.raw for hunk in diff.hunks)
+        parts.extend(keep_hunk_texts(diff.hunks, original, rule))
     parts[0] = restat(preamble, _ordered(diffs, order), patch.files)
     parts.append(patch.trailer)
     data = b"".join(parts)

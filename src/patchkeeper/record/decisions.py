@@ -236,11 +236,29 @@ def load(path: Path) -> Decisions:
             )
         for key, table in items.items():
             line = _line_of(lines, kind, key) or table_key_line(text, (kind,), key) or 0
-            tables[(kind, key)] = _decision(path, kind, key, table, line)
+            tables[(kind, key)] = _decision(path, kind, key, table, line, lines)
     return Decisions(path, tables)
 
 
-def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Decision:
+def _field_line(lines: list[str], table_line: int, name: str) -> int:
+    """The line of the field ``name`` in the table whose header is at ``table_line`` (the
+    first ``name = ...`` after it, before the next table's header), else ``table_line``: an
+    error about a field names the line to edit."""
+    if not table_line:
+        return 0
+    for number in range(table_line + 1, len(lines) + 1):
+        stripped = lines[number - 1].strip()
+        if stripped.startswith("["):
+            break
+        field, sep, _ = stripped.partition("=")
+        if sep and field.strip().strip("\"'") == name:
+            return number
+    return table_line
+
+
+def _decision(
+    path: Path, kind: str, key: str, table: object, line: int, lines: list[str]
+) -> Decision:
     where = f"{kind}.{toml_string(key)}"
     if not isinstance(table, dict):
         raise ConfigError(
@@ -255,14 +273,14 @@ def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Deci
             raise ConfigError(
                 f"unknown field '{name}' in [{where}]",
                 path=path,
-                line=line or None,
+                line=_field_line(lines, line, name) or None,
                 hint="the fields are " + ", ".join(FIELDS),
             )
         if not isinstance(value, str):
             raise ConfigError(
                 f"'{name}' in [{where}] must be a string, not {value!r}",
                 path=path,
-                line=line or None,
+                line=_field_line(lines, line, name) or None,
                 hint=f'quote its value: {name} = "..."',
             )
     written = table.get("decision", "").strip()
@@ -273,7 +291,7 @@ def _decision(path: Path, kind: str, key: str, table: object, line: int) -> Deci
         raise ConfigError(
             f"decision '{written}' in [{where}] is not one of " + ", ".join(ALLOWED[kind]),
             path=path,
-            line=line or None,
+            line=_field_line(lines, line, "decision") or None,
             hint="carry and retire are for series patches; a runtime entry takes "
             "retain, update, migrate or remove",
         )

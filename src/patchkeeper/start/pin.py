@@ -104,7 +104,9 @@ def find_pin(root: Path, found: Found) -> Pin:
             for ``--upstream`` (exit 2).
     """
     if found.form == DEBIAN:
-        return _debian(root)
+        # the package the series belongs to: its debian/ holds the series (QUILT_PATCHES or
+        # --patches may name another package's), its changelog, control and watch files
+        return _debian(found.series.parent.parent.parent)
     if found.form == RPM and found.source is not None and found.spec is not None:
         spec = found.spec
         if spec.name is not None and spec.version is not None:

@@ -1094,5 +1094,7 @@ def verify_commands(run: _Run) -> tuple[str, ...]:
             "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
             f"plugin and {run.state.to} installed"
         )
+        if "patchkeeper lint" not in commands:  # the dependency files against the new pin
+            commands.append("patchkeeper lint")
     commands.append("patchkeeper report --check")
     return tuple(commands)
