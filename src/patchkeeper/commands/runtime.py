@@ -18,5 +18,7 @@ SUBCOMMANDS = {
 command = LazyGroup(
     "runtime",
     lazy=SUBCOMMANDS,
-    help="Runtime (monkey) patches of a plugin: inventory, audit, live check, same-code.",
+    help=(
+        "Runtime (monkey) patches of a plugin: inventory, audit, port, lock, live check, same-code."
+    ),
 )
