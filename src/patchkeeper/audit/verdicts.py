@@ -50,7 +50,7 @@ from patchkeeper.audit.gone_files import (
     renamed,
     tests_gone,
 )
-from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
+from patchkeeper.audit.hunk_refs import hunk_namer, hunk_ref, hunk_refs
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     BY_REQUIREMENTS,
@@ -885,7 +885,8 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
             kind=kind,
             rule=Rule.APPLIES,
         )
-    moved_text = ", ".join(f"{hunk_ref(s, statuses)} {s.offset:+d}" for s in statuses if s.offset)
+    name = hunk_namer(statuses)
+    moved_text = ", ".join(f"{name(s)} {s.offset:+d}" for s in statuses if s.offset)
     return PatchVerdict(
         patch.name,
         OFFSET,
