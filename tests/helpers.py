@@ -403,22 +403,28 @@ REDIRECT_CODE = (
 )
 REDIRECT_FIXED = REDIRECT_CODE.replace("    return", "    headers.pop('Cookie', None)\n    return")
 
-#: A backported fix with its regression test's data file (:data:`ON_DATA` changes that file).
-WITH_DATA = """Subject: drop cookies on redirect
----
---- a/pkg/redirect.py
+#: The diff of the redirect fix on ``pkg/redirect.py``: :data:`REDIRECT_CODE` to
+#: :data:`REDIRECT_FIXED`.
+REDIRECT_DIFF = """--- a/pkg/redirect.py
 +++ b/pkg/redirect.py
 @@ -1,3 +1,4 @@
  def redirect(headers):
      headers.pop('Authorization', None)
 +    headers.pop('Cookie', None)
      return headers
---- /dev/null
+"""
+
+#: A backported fix with its regression test's data file (:data:`ON_DATA` changes that file).
+WITH_DATA = (
+    "Subject: drop cookies on redirect\n---\n"
+    + REDIRECT_DIFF
+    + """--- /dev/null
 +++ b/tests/data/redirect.txt
 @@ -0,0 +1,2 @@
 +Authorization: x
 +Cookie: y
 """
+)
 
 #: A patch on the data file only :data:`WITH_DATA` creates.
 ON_DATA = """Subject: test a second cookie

@@ -304,6 +304,21 @@ def test_mcp_refuses_a_root_that_is_not_a_directory(cli, tmp_path: Path) -> None
     assert os.listdir(tmp_path) == []
 
 
+def test_mcp_refuses_a_root_that_is_a_file(cli, tmp_path: Path) -> None:
+    """A file given for ``--root`` is refused in the form of every other error, naming it
+    and saying what to pass (click's own check answered with its usage text)."""
+    (tmp_path / "patchkeeper.toml").write_text('upstream = "minihttp"\n')
+    run = cli("mcp", "--root", "patchkeeper.toml", cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: patchkeeper.toml: the server's root is a file, not a directory\n"
+        "  hint: pass --root the directory the tools work in, such as the downstream's "
+        "(default: the current directory)\n",
+    )
+    assert os.listdir(tmp_path) == ["patchkeeper.toml"]
+
+
 @pytest.mark.slow
 def test_a_built_wheel_carries_the_contract(tmp_path: Path) -> None:
     """The server reads its output schemas from the installed package: the wheel holds

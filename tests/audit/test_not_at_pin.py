@@ -11,7 +11,7 @@ from typing import Any
 
 from audit_support import judge
 
-from helpers import ON_DATA, WITH_DATA, Example
+from helpers import ON_DATA, REDIRECT_DIFF, WITH_DATA, Example
 from helpers import REDIRECT_CODE as CODE
 from helpers import REDIRECT_FIXED as FIXED
 
@@ -61,21 +61,17 @@ def test_a_patch_on_a_file_neither_tree_has_is_to_look_at(cli: Any, example: Exa
 
 
 # a backported upstream commit: its news fragment was never shipped in a release
-BACKPORT = """Subject: drop cookies on redirect
+BACKPORT = (
+    """Subject: drop cookies on redirect
 ---
 --- a/newsfragments/42.bugfix
 +++ b/newsfragments/42.bugfix
 @@ -1 +1 @@
 -Cookies are dropped.
 +Cookies are dropped on redirect.
---- a/pkg/redirect.py
-+++ b/pkg/redirect.py
-@@ -1,3 +1,4 @@
- def redirect(headers):
-     headers.pop('Authorization', None)
-+    headers.pop('Cookie', None)
-     return headers
 """
+    + REDIRECT_DIFF
+)
 
 
 def test_a_file_neither_tree_has_is_set_aside_only_when_it_does_not_decide(

@@ -69,6 +69,15 @@ def test_escaping_pipes_and_newlines() -> None:
     )
 
 
+def test_a_backslash_before_a_pipe_stays_in_its_cell() -> None:
+    """``\\|`` in a value was written ``\\\\|``: the renderer and :func:`table_rows` read
+    the pipe as the end of the cell."""
+    table = ledger.render_table(("patch", "what"), [("p", "match a\\|b or <b> & `x|y`")])
+    assert table.splitlines()[2] == "| p | match a\\\\\\|b or &lt;b> & `x\\|y` |"
+    rows = ledger.table_rows(f"<!-- b -->\n{table}<!-- e -->\n", "<!-- b", "<!-- e")
+    assert [row.cells for row in rows or []] == [("p", "match a\\|b or <b> & `x|y`")]
+
+
 def test_missing_marker_is_an_input_error(downstream: Path, capsys) -> None:
     (downstream / "PATCHES.md").write_text("# no markers\n")
     with pytest.raises(PatchFormatError) as caught:

@@ -17,7 +17,7 @@ vLLM 0.27.1 added that very function to ``kv_cache_utils`` and calls it there):
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, pyproject
+from plugin_trees import TreeWriter, patch_plugin
 
 from patchkeeper.runtime.judge.adopted_helpers import called_names, own_helpers, specific
 from patchkeeper.runtime.judge.drift import Code
@@ -126,12 +126,7 @@ vllm.kv.resolve_sizes = resolve_sizes
 vllm.kv.make_config = make_config
 """
 
-PLUGIN = {
-    "pyproject.toml": pyproject("aplug", {"a": "aplug:register"}),
-    "aplug/__init__.py": "def register():\n    from aplug.patch import p_kv  # noqa: F401\n",
-    "aplug/patch/__init__.py": "",
-    "aplug/patch/p_kv.py": PATCH,
-}
+PLUGIN = patch_plugin("aplug", {"p_kv": PATCH}, entry="a")
 
 
 def test_a_helper_upstream_now_defines_and_calls_makes_the_patch_go(

@@ -16,7 +16,7 @@ keeps upstream's method and calls its own operator):
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, pyproject
+from plugin_trees import TreeWriter, patch_plugin
 
 CUSTOM_OP = """class CustomOp:
     def forward(self, *args, **kwargs):
@@ -99,12 +99,7 @@ VocabEmbedding.forward_native = forward_native_iplug
 LogitsHead.forward_cuda = forward_cuda_iplug
 """
 
-PLUGIN = {
-    "pyproject.toml": pyproject("iplug", {"a": "iplug:register"}),
-    "iplug/__init__.py": "def register():\n    from iplug.patch import p_embed  # noqa: F401\n",
-    "iplug/patch/__init__.py": "",
-    "iplug/patch/p_embed.py": PATCH,
-}
+PLUGIN = patch_plugin("iplug", {"p_embed": PATCH}, entry="a")
 
 
 def test_a_helper_the_class_module_already_had_is_not_upstream_taking_it_in(

@@ -17,7 +17,7 @@ next vLLM release sets that field itself):
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, pyproject
+from plugin_trees import TreeWriter, patch_plugin
 
 from patchkeeper.runtime.judge.backport_landed import introduction, landed_statements
 from patchkeeper.runtime.judge.drift import Code
@@ -114,12 +114,7 @@ def _update_shimmer(config_dict, pre_trained_config):
 algos.SUPPORTED_TYPES["shimmer"] = _update_shimmer
 """
 
-PLUGIN = {
-    "pyproject.toml": pyproject("bplug", {"a": "bplug:register"}),
-    "bplug/__init__.py": "def register():\n    from bplug.patch import p_spec  # noqa: F401\n",
-    "bplug/patch/__init__.py": "",
-    "bplug/patch/p_spec.py": PATCH,
-}
+PLUGIN = patch_plugin("bplug", {"p_spec": PATCH}, entry="a")
 
 OLD_REASON = (
     "the old upstream vllm.spec.algos.SUPPORTED_TYPES had the key '{key}' too (registered "

@@ -13,7 +13,7 @@ inherited from its base and the new release defines itself, line for line the pl
 
 from __future__ import annotations
 
-from plugin_trees import TreeWriter, pyproject
+from plugin_trees import TreeWriter, patch_plugin
 
 BASE = """class Op:
     def forward_native(self, x):
@@ -86,12 +86,7 @@ Embedding.forward_native = forward_native_kplug
 Embedding.forward_cpu = forward_cpu_kplug
 """
 
-PLUGIN = {
-    "pyproject.toml": pyproject("kplug", {"a": "kplug:register"}),
-    "kplug/__init__.py": "def register():\n    from kplug.patch import p_emb  # noqa: F401\n",
-    "kplug/patch/__init__.py": "",
-    "kplug/patch/p_emb.py": PATCH,
-}
+PLUGIN = patch_plugin("kplug", {"p_emb": PATCH}, entry="a")
 
 
 def _vllm(emb: str) -> dict[str, str]:

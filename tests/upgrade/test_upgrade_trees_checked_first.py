@@ -193,6 +193,18 @@ def test_markdown_naming_a_file_a_step_writes_starts_no_upgrade(
     """``--markdown AUDIT.md`` wrote the step table over the audit record the report step
     had just written (and over the decisions file decide had written): both are refused
     before anything is written, though neither exists yet."""
+    _assert_markdown_refused(
+        cli,
+        tmp_path,
+        name,
+        "names a file of the downstream's series, configuration or record: the report would "
+        "replace it",
+    )
+
+
+def _assert_markdown_refused(cli, tmp_path: Path, name: str, why: str) -> None:
+    """``upgrade --markdown NAME`` stops with ``why`` (what --markdown names, and what would
+    happen) and the hint to name a file of its own, before it writes anything."""
     down = _downstream(tmp_path)
     _releases(tmp_path)
     before = _files(down)
@@ -202,8 +214,7 @@ def test_markdown_naming_a_file_a_step_writes_starts_no_upgrade(
     assert (run.code, run.out, run.err) == (
         2,
         "",
-        f"patchkeeper: error: {name}: --markdown names a file of the downstream's series, "
-        "configuration or record: the report would replace it\n"
+        f"patchkeeper: error: {name}: --markdown {why}\n"
         "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n",
     )
     assert _files(down) == before
@@ -317,18 +328,11 @@ def test_markdown_in_the_evidence_directory_starts_no_upgrade(
     """A ``--markdown`` path in the evidence directory is refused before anything is
     written, though no file is there yet: the port step saves ``port.json`` there, and the
     record reads the directory."""
-    down = _downstream(tmp_path)
-    _releases(tmp_path)
-    before = _files(down)
-
-    run = cli("upgrade", "--to", "../pdfthing-2.0", "--markdown", name, cwd=down)
-
-    assert (run.code, run.out, run.err) == (
-        2,
-        "",
-        f"patchkeeper: error: {name}: --markdown names a file in the evidence directory "
-        "(.patchkeeper/evidence/), where the commands save their evidence and the record "
-        "reads it: the report would be mixed into it, or replaced by a step\n"
-        "  hint: pass --markdown a file of its own, e.g. --markdown audit.md\n",
+    _assert_markdown_refused(
+        cli,
+        tmp_path,
+        name,
+        "names a file in the evidence directory (.patchkeeper/evidence/), where the commands "
+        "save their evidence and the record reads it: the report would be mixed into it, or "
+        "replaced by a step",
     )
-    assert _files(down) == before

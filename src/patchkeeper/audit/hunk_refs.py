@@ -10,7 +10,8 @@ which tells them apart in the patch file.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 #: The ranges of a hunk header, without the function name after the second ``@@``.
@@ -62,6 +63,27 @@ def shared_ranges(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
     return f" ({found.group() if found else status.header})"
 
 
+def hunk_namer(among: Sequence[HunkStatus]) -> Callable[[HunkStatus], str]:
+    """:func:`hunk_ref` with ``among`` counted once: for naming many hunks of one patch,
+    which :func:`hunk_ref` would count again for each (a patch of thousands of hunks).
+
+    >>> from types import SimpleNamespace as S
+    >>> one, two = S(path="a.py", index=1, header="@@ -1 +1 @@"), S(path="a.py", index=2, header="")
+    >>> name = hunk_namer([one, two, S(path="a.py", index=1, header="@@ -9 +9 @@")])
+    >>> name(one), name(two)
+    ('a.py #1 (@@ -1 +1 @@)', 'a.py #2')
+    """
+    counts = Counter((s.path, s.index) for s in among)
+
+    def name(status: HunkStatus) -> str:
+        if counts[(status.path, status.index)] < 2:
+            return f"{status.path} #{status.index}"
+        found = _RANGES.match(status.header)
+        return f"{status.path} #{status.index} ({found.group() if found else status.header})"
+
+    return name
+
+
 def hunk_refs(chosen: Iterable[HunkStatus], among: Sequence[HunkStatus]) -> str:
     """The :func:`hunk_ref` of each of ``chosen``, joined by ``", "``."""
-    return ", ".join(hunk_ref(s, among) for s in chosen)
+    return ", ".join(map(hunk_namer(among), chosen))

@@ -50,7 +50,7 @@ from patchkeeper.audit.gone_files import (
     renamed,
     tests_gone,
 )
-from patchkeeper.audit.hunk_refs import hunk_ref, hunk_refs
+from patchkeeper.audit.hunk_refs import hunk_namer, hunk_ref, hunk_refs
 from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     BY_REQUIREMENTS,
@@ -530,6 +530,34 @@ def _upstreamed(
     )
 
 
+def _with_failures(
+    patch: Patch,
+    text: str,
+    statuses: list[HunkVerdict],
+    shares: tuple[FileShare, ...],
+    outcome: PatchOutcome,
+    kind: str,
+    mentions: tuple[Mention, ...],
+    verdict: Verdict = PARTIALLY_UPSTREAMED,
+    *,
+    rule: Rule,
+) -> PatchVerdict:
+    """The verdict of a patch some of whose hunks fail at fuzz 0, decided by ``rule``:
+    *partially upstreamed* (most of it is upstream) or ``verdict``; ``text`` is its
+    summary; the failing hunks' evidence and the changelog's ``mentions`` go with it."""
+    return PatchVerdict(
+        patch.name,
+        verdict,
+        text,
+        tuple(statuses),
+        shares,
+        failures=failure_evidence(outcome),
+        kind=kind,
+        mentions=mentions,
+        rule=rule,
+    )
+
+
 def _without_notes(patch: Patch) -> Patch | None:
     """The patch without its release-note files, when it has both notes and other files."""
     kept = tuple(d for d in patch.files if kind_of(d.path) != NOTES)
@@ -863,7 +891,8 @@ def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
             kind=kind,
             rule=Rule.APPLIES,
         )
-    moved_text = ", ".join(f"{hunk_ref(s, statuses)} {s.offset:+d}" for s in statuses if s.offset)
+    name = hunk_namer(statuses)
+    moved_text = ", ".join(f"{name(s)} {s.offset:+d}" for s in statuses if s.offset)
     return PatchVerdict(
         patch.name,
         OFFSET,
@@ -1132,34 +1161,18 @@ def _judge_failing(
         )
         return replace(verdict, mentions=mentions)
     tests_there = _tests_mostly_upstream(statuses, shares, kind) if ctx.pin is not None else None
+    fails = f"{_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
     if tests_there:
-        return PatchVerdict(
-            patch.name,
-            PARTIALLY_UPSTREAMED,
-            f"{tests_there}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0",
-            tuple(statuses),
-            shares,
-            failures=failure_evidence(outcome),
-            kind=kind,
-            mentions=mentions,
-            rule=Rule.TESTS_MOSTLY_UPSTREAM,
-        )
+        text = f"{tests_there}; {fails}"
+        rule = Rule.TESTS_MOSTLY_UPSTREAM
+        return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
     if most:
-        text = f"{most}; {_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
+        text = f"{most}; {fails}"
         if mentions:
             text += "; " + _mention_text(mentions)
-        return PatchVerdict(
-            patch.name,
-            PARTIALLY_UPSTREAMED,
-            text,
-            tuple(statuses),
-            shares,
-            failures=failure_evidence(outcome),
-            kind=kind,
-            mentions=mentions,
-            rule=Rule.MOSTLY_THERE,
-        )
+        rule = Rule.MOSTLY_THERE
+        return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
     if not rewritten:
@@ -1863,16 +1876,9 @@ def _conflict(
     text += "; " + share_text(shares)
     if mentions:
         text += "; " + _mention_text(mentions) + ", a reason to look"
-    return PatchVerdict(
-        patch.name,
-        CONFLICT,
-        text,
-        tuple(statuses),
-        shares,
-        failures=failure_evidence(outcome),
-        kind=kind,
-        mentions=mentions,
-        rule=Rule.HUNKS_FAIL,
+    rule = Rule.HUNKS_FAIL
+    return _with_failures(
+        patch, text, statuses, shares, outcome, kind, mentions, CONFLICT, rule=rule
     )
 
 

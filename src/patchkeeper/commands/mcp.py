@@ -13,7 +13,6 @@ from pathlib import Path
 
 import click
 
-from patchkeeper.commands.cli import DIRECTORY_PATH
 from patchkeeper.errors import PatchkeeperError
 
 #: The SDK the server is built on, when the installed metadata cannot say (the ``mcp``
@@ -70,6 +69,13 @@ def run(root: Path, group: click.Group) -> None:
             "the MCP server needs the mcp package, an optional extra of patchkeeper",
             hint=install_hint(),
         )
+    if root.exists() and not root.is_dir():
+        raise PatchkeeperError(
+            "the server's root is a file, not a directory",
+            path=root,
+            hint="pass --root the directory the tools work in, such as the downstream's "
+            "(default: the current directory)",
+        )
     if not root.is_dir():
         raise PatchkeeperError(
             "the server's root is not a directory",
@@ -84,7 +90,9 @@ def run(root: Path, group: click.Group) -> None:
 @click.command("mcp")
 @click.option(
     "--root",
-    type=DIRECTORY_PATH,
+    # not click's file_okay=False: a file is refused by run(), in the form of every error
+    type=click.Path(path_type=Path),
+    metavar="DIRECTORY",
     default=".",
     show_default=True,
     help="The directory the tools work in; a path outside it is refused.",

@@ -37,10 +37,13 @@ from patchkeeper.commands.options import (
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.port.context import port_base
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
+from patchkeeper.port.settings import port_settings
+from patchkeeper.port.workdir import PortState, WorkDir
 from patchkeeper.record import evidence_store
 
 
@@ -55,10 +58,12 @@ def run(
     result of a port or a ``--continue`` is kept in the evidence store, with ``argv`` (the
     command line; default: the one that asks for ``request``), to which a port started
     without ``--from`` adds ``--from`` and the configured pin it read
-    (:func:`patchkeeper.port.context.port_base`).
+    (:func:`patchkeeper.port.context.port_base`), and a ``--continue`` the ``--to`` and
+    ``--from`` the port was started with, so that every run's evidence names both trees.
 
     Raises: as :func:`patchkeeper.port.session.port_series`.
     """
+    started = _started(config) if request.action == "continue" else None
     result = port_series(config, request)
     if request.action == "abort":
         return result
@@ -67,8 +72,19 @@ def run(
     if request.action == "port":
         # --from defaulted to the configured pin: the evidence names the tree the port read
         line = recorded_argv(line, request.source, port_base(config, request.source))
+    elif started is not None:
+        # a --continue takes neither: the evidence names the trees the port started with
+        line = [*line, OPTION_TO, started.new, OPTION_FROM, started.old]
     evidence_store.keep(config, "port", result, line, save_evidence)
     return result
+
+
+def _started(config: Config) -> PortState | None:
+    """What the port in progress was started with (its ``--to`` and ``--from``, the
+    latter the configured pin when it was not given), read before ``--continue`` finishes
+    it and removes its work directory; ``None`` when no port is in progress."""
+    work = WorkDir(port_settings(config).work_dir)
+    return work.load() if work.exists else None
 
 
 @click.command("port")

@@ -7,10 +7,12 @@ table (:func:`render_table`), puts it between the markers (:func:`replace_betwee
 "Retired" table of patches taken out of the series (:func:`retire`), and builds the results
 of ``patchkeeper ledger [--check]`` and ``patchkeeper retire``.
 
-Values are escaped for GitHub-flavoured Markdown tables: a ``|`` becomes ``\\|`` and a line
-break ``<br>``, so no value can break the table (GFM spec, "Tables (extension)"); a ``<`` that
+Values are escaped for GitHub-flavoured Markdown tables as every Markdown form of
+patchkeeper escapes them (:func:`patchkeeper.system.markdown_cells.escape_cell`): a ``|``
+becomes ``\\|`` and a line break ``<br>``, so no value can break the table; a ``<`` that
 would start raw HTML becomes ``&lt;`` and a ``&`` that would start an entity ``&amp;``, so a
-value shows as written (:func:`escape_cell`, read back by :func:`unescape_cell`).
+value shows as written. :func:`table_rows` reads them back
+(:func:`~patchkeeper.system.markdown_cells.unescape_cell`).
 
 Bytes are kept as they are: header values are decoded as UTF-8 with ``surrogateescape``
 (:mod:`patchkeeper.series.headers`), and the ledger file is read and written the same way, so a
@@ -41,6 +43,7 @@ from patchkeeper.series.parse import (
     parse_series,
     split_lines,
 )
+from patchkeeper.system.markdown_cells import escape_cell, unescape_cell
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -130,46 +133,6 @@ def row_name(series_name: str) -> str:
         if series_name.endswith(suffix):
             return series_name[: -len(suffix)]
     return series_name
-
-
-#: A ``<`` a Markdown renderer reads as the start of raw HTML (CommonMark "Raw HTML": an
-#: open or closing tag, a comment, a declaration, a processing instruction): ``<script>``,
-#: ``</b>``, ``<!--``, ``<?``. A ``<`` before anything else (``a < b``, ``a<2``) is text.
-_HTML_START = re.compile(r"<(?=[A-Za-z/!?])")
-#: A ``&`` a renderer reads as the start of an entity or character reference (``&lt;``,
-#: ``&#60;``); a ``&`` before anything else (``R&D``, ``a & b``) is text.
-_REFERENCE_START = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
-#: What :func:`escape_cell` writes for ``<`` and ``&``, read back by :func:`table_rows`.
-_CELL_REFERENCES = {"&lt;": "<", "&amp;": "&"}
-_CELL_REFERENCE = re.compile("|".join(_CELL_REFERENCES))
-
-
-def escape_cell(value: str) -> str:
-    """Escape a value for one Markdown table cell: ``|`` as ``\\|``, a line break as
-    ``<br>``, a ``<`` that would start raw HTML as ``&lt;`` and a ``&`` that would start an
-    entity as ``&amp;``, so a header value (``Subject: Escape <script> in titles``) shows as
-    written and no tag of it reaches the rendered page. :func:`table_rows` reads it back.
-
-    >>> escape_cell("a | b\\nc")
-    'a \\\\| b<br>c'
-    >>> escape_cell("drop <script> & &lt; at a<2")
-    'drop &lt;script> & &amp;lt; at a<2'
-    """
-    text = value.replace("\r\n", "\n").replace("\r", "\n").strip()
-    text = _REFERENCE_START.sub("&amp;", text)
-    text = _HTML_START.sub("&lt;", text)
-    text = text.replace("|", "\\|")
-    return "<br>".join(part.strip() for part in text.split("\n"))
-
-
-def unescape_cell(cell: str) -> str:
-    """The value of one table cell :func:`escape_cell` wrote (its ``<br>`` left as it is).
-
-    >>> unescape_cell("drop &lt;script> & &amp;lt; \\\\| a<2")
-    'drop <script> & &lt; | a<2'
-    """
-    text = cell.replace("\\|", "|")
-    return _CELL_REFERENCE.sub(lambda match: _CELL_REFERENCES[match.group()], text)
 
 
 def column_title(field: str) -> str:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from patchkeeper.audit.gone_files import created_moves
-from patchkeeper.audit.hunk_refs import hunk_ref
+from patchkeeper.audit.hunk_refs import hunk_namer
 from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.series_verdicts import judge_series, register_lines
@@ -614,7 +614,8 @@ def _moved_targets(judged: PatchVerdict) -> dict[str, str] | None:
 
 def _merged_summary(failed: tuple[FailedHunk, ...], moved: Mapping[str, str]) -> str:
     gone = [f"{a} is gone, merged into {b}" for a, b in moved.items()]
-    hunks = [hunk_ref(h, failed) for h in failed if h.path not in moved]
+    name = hunk_namer(failed)
+    hunks = [name(h) for h in failed if h.path not in moved]
     parts = []
     if hunks:
         verb = "does" if len(hunks) == 1 else "do"

@@ -14,8 +14,7 @@ import html
 import re
 from dataclasses import dataclass, field
 
-#: A code span: text between single backquotes.
-CODE_SPAN = re.compile(r"`([^`\n]+)`")
+from patchkeeper.system.markdown_cells import CODE_SPAN, escape_html
 
 #: A cell holds one line or several (joined with a line break).
 Cell = str | tuple[str, ...]
@@ -63,14 +62,17 @@ Block = Heading | Paragraph | Bullets | Preformatted | Table
 def _md_plain(text: str) -> str:
     for char in ("\\", "*", "_", "[", "]"):
         text = text.replace(char, "\\" + char)
-    return text.replace("<", "&lt;")
+    # the cells' HTML escape (an entity's & too), then every other < as well
+    return escape_html(text).replace("<", "&lt;")
 
 
 def md_inline(text: str) -> str:
-    """Escape ``text`` for Markdown, keeping its code spans.
+    """Escape ``text`` for Markdown, keeping its code spans: its emphasis, link and escape
+    characters written as text, and its HTML (:func:`patchkeeper.system.markdown_cells.escape_html`,
+    then every ``<``).
 
-    >>> md_inline("a_b `c_d` <e>")
-    'a\\\\_b `c_d` &lt;e>'
+    >>> md_inline("a_b `c_d` <e> &amp;")
+    'a\\\\_b `c_d` &lt;e> &amp;amp;'
     """
     out, last = [], 0
     for match in CODE_SPAN.finditer(text):

@@ -17,6 +17,7 @@ from patchkeeper.audit.verdicts import (
 )
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
+from patchkeeper.system.markdown_cells import escape_cell, escape_inline
 from patchkeeper.system.names import shown_name
 
 
@@ -93,11 +94,6 @@ def audit_text(result: AuditResult) -> str:
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    """Escape a value for a Markdown table cell."""
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
-
-
 @markdown_renderer(AuditResult)
 def audit_markdown(result: AuditResult) -> str:
     """A report a maintainer can paste into a pull request."""
@@ -114,7 +110,7 @@ def audit_markdown(result: AuditResult) -> str:
     out.append("|---|---|---|")
     for verdict in result.verdicts:
         name = shown_name(verdict.name).replace("|", "\\|")  # a code span: no other escape
-        out.append(f"| `{name}` | {verdict.verdict} | {_cell(verdict.summary)} |")
+        out.append(f"| `{name}` | {verdict.verdict} | {escape_cell(verdict.summary)} |")
     needing = [v for v in result.verdicts if v.verdict not in GOOD]
     if needing:
         out.append("")
@@ -123,7 +119,7 @@ def audit_markdown(result: AuditResult) -> str:
             out.append("")
             out.append(f"#### `{shown_name(verdict.name)}`: {verdict.verdict}")
             out.append("")
-            out.append(verdict.summary)
+            out.append(escape_inline(verdict.summary))
             detail = _hunk_detail(verdict, "")
             if detail:
                 out.append("")

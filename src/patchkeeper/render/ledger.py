@@ -8,9 +8,10 @@ from patchkeeper.ledger.check_branch import CheckBranchResult
 from patchkeeper.ledger.export import ExportResult
 from patchkeeper.ledger.importer import ImportResult
 from patchkeeper.ledger.lint import LintResult
-from patchkeeper.ledger.table import LedgerResult, RetireResult, escape_cell
+from patchkeeper.ledger.table import LedgerResult, RetireResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import plural
+from patchkeeper.system.markdown_cells import escape_cell
 from patchkeeper.system.names import shown_name
 
 #: The command that rewrites the table where patchkeeper runs from pre-commit's own
@@ -183,5 +184,5 @@ def check_branch_markdown(result: CheckBranchResult) -> str:
     if not result.differences:
         return f"`{result.branch}` agrees with the series on `{result.base}`.\n"
     rows = ["| kind | name | difference |", "|---|---|---|"]
-    rows += [f"| {d.kind} | `{d.name}` | {d.detail} |" for d in result.differences]
+    rows += [f"| {d.kind} | `{d.name}` | {escape_cell(d.detail)} |" for d in result.differences]
     return "\n".join(rows) + "\n"

@@ -17,6 +17,7 @@ from patchkeeper.port.rebase import CARRIED, DROPPED, MERGED, RESOLVED, PortedPa
 from patchkeeper.port.results import ABORTED, PENDING, PortResult
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
+from patchkeeper.system.markdown_cells import escape_cell
 from patchkeeper.system.names import shown_name
 
 #: Verdicts in the order the counts line lists them.
@@ -153,10 +154,6 @@ def port_text(result: PortResult) -> str:
     return "\n".join(lines)
 
 
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", "<br>")
-
-
 @markdown_renderer(PortResult)
 def port_markdown(result: PortResult) -> str:
     """A report a maintainer can paste into the pull request that moves the pin."""
@@ -175,7 +172,7 @@ def port_markdown(result: PortResult) -> str:
     ]
     for patch in result.patches:
         name = shown_name(patch.name).replace("|", "\\|")  # a code span: no other escape
-        out.append(f"| `{name}` | {verdict_cell(patch)} | {_cell(patch.summary)} |")
+        out.append(f"| `{name}` | {verdict_cell(patch)} | {escape_cell(patch.summary)} |")
     detailed = [p for p in result.patches if details(p)]
     if detailed:
         out += ["", "### Details"]

@@ -16,6 +16,7 @@ from patchkeeper.runtime.judge.samecode import SameCode
 from patchkeeper.runtime.live.check import LiveCheck
 from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.system.english import plural
+from patchkeeper.system.markdown_cells import escape_cell
 
 DIFF_LINES = 40
 
@@ -140,7 +141,7 @@ def inventory_markdown(result: Inventory) -> str:
         key = f"[{e.key}]" if e.key else ""
         lines.append(
             f"| {e.file}:{e.line} | {e.mechanism.value} | `{e.target}{key}` | "
-            f"`{e.replacement}` | {_activation(e)} |"
+            f"`{e.replacement}` | {escape_cell(_activation(e))} |"
         )
     if result.findings:
         lines += ["", "## Findings", ""]
@@ -197,7 +198,8 @@ def audit_markdown(result: RuntimeAudit) -> str:
     for item in result.entries:
         e, d = item.entry, item.drift
         lines.append(
-            f"| {d.decision} | {e.file}:{e.line} | `{e.target}` | {'; '.join(d.evidence)} |"
+            f"| {d.decision} | {e.file}:{e.line} | `{e.target}` | "
+            f"{escape_cell('; '.join(d.evidence))} |"
         )
     broken = unparsed(result.inventory)
     if broken:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from patchkeeper.record.reconcile import ACCEPT_OR_CHANGE
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.system.markdown_cells import escape_cell
 from patchkeeper.upgrade.results import StepStatus, UpgradeOutcome, UpgradeResult
 
 #: What a verdict or suggestion of a patch a person edited after the audit read it says.
@@ -111,11 +112,13 @@ def upgrade_markdown(result: UpgradeResult) -> str:
     for step in result.steps:
         for edit in result.edited:
             if edit.before == step.name:
-                commit = f"`{edit.commit[:12]}` {edit.subject}" if edit.commit else ""
-                files = ", ".join(edit.files).replace("|", "\\|")
+                commit = (
+                    f"`{edit.commit[:12]}` {escape_cell(edit.subject or '')}" if edit.commit else ""
+                )
+                files = escape_cell(", ".join(edit.files))
                 lines.append(f"| (by hand) | edited | {files} | {commit} |")
-        commit = f"`{step.commit[:12]}` {step.subject}" if step.commit else ""
-        summary = step.summary.replace("|", "\\|")
+        commit = f"`{step.commit[:12]}` {escape_cell(step.subject or '')}" if step.commit else ""
+        summary = escape_cell(step.summary)
         lines.append(f"| {step.name} | {step.status} | {summary} | {commit} |")
     todo = left_for_a_person(result)
     if todo:

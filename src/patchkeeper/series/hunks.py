@@ -23,7 +23,7 @@ line ending included.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from patchkeeper.series.model import ADDED, CONTEXT, REMOVED, Hunk
@@ -305,8 +305,25 @@ def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: in
     return out
 
 
+def line_positions(lines: Sequence[bytes]) -> dict[bytes, list[int]]:
+    """Where each line of ``lines`` stands (0-based, in order), by its text:
+    :func:`closest_match` looks up a hunk's lines there instead of reading the whole file,
+    once for every failing hunk.
+
+    >>> line_positions([b"a\\n", b"b\\n", b"a\\n"])
+    {b'a\\n': [0, 2], b'b\\n': [1]}
+    """
+    out: dict[bytes, list[int]] = {}
+    for number, line in enumerate(lines):
+        out.setdefault(line, []).append(number)
+    return out
+
+
 def closest_match(
-    lines: Sequence[bytes], pattern: Sequence[bytes], near: int
+    lines: Sequence[bytes],
+    pattern: Sequence[bytes],
+    near: int,
+    positions: Mapping[bytes, list[int]] | None = None,
 ) -> ClosestMatch | None:
     """Find the window of ``lines`` that shares the most lines with ``pattern``, aligned.
 
@@ -318,6 +335,9 @@ def closest_match(
     when no other vote is left the window starts at line 1. It may run past the end of the
     file (its lines there are found as ``None``).
 
+    ``positions``: :func:`line_positions` of ``lines``, when the caller has it (one file's
+    many hunks).
+
     Returns:
         The :class:`ClosestMatch`, or ``None`` when no pattern line occurs in ``lines``.
     """
@@ -326,10 +346,13 @@ def closest_match(
     wanted: dict[bytes, list[int]] = {}
     for index, line in enumerate(pattern):
         wanted.setdefault(line, []).append(index)
+    if positions is None:
+        positions = line_positions(lines)
     votes: Counter[int] = Counter()
-    for position, line in enumerate(lines):
-        for index in wanted.get(line, ()):
-            votes[position - index] += 1
+    for line, indices in wanted.items():
+        for position in positions.get(line, ()):
+            for index in indices:
+                votes[position - index] += 1
     if not votes:
         return None
     inside = [start for start in votes if start >= 0] or [0]
@@ -459,6 +482,8 @@ def patch_lines(
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
     file_crlf: bool | None = None
+    positions: dict[bytes, list[int]] | None = None  # both once per file, for failures
+    stripped: dict[bytes, list[int]] | None = None
     for index, hunk in enumerate(hunks):
         known = at[index] if index < len(at) else None
         where = placed_at(lines, hunk, known, reverse=reverse, last_frozen=last_frozen)
@@ -470,12 +495,15 @@ def patch_lines(
         if where is None:
             pattern, _ = images(hunk, reverse)
             guess = expected + in_offset
-            closest = closest_match(lines, pattern, guess)
+            if positions is None:  # once per file: only a failure needs it
+                positions = line_positions(lines)
+            closest = closest_match(lines, pattern, guess, positions)
             if file_crlf is None:  # once per file: only a failure needs it
                 file_crlf = any(line.endswith(b"\r\n") for line in lines)
-            endings = line_ending_mismatch(
-                lines, hunk, reverse, file_crlf=file_crlf
-            ) or trailing_space_mismatch(lines, hunk, reverse)
+            endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
+            if not endings:
+                stripped = stripped if stripped is not None else stripped_lines(lines)
+                endings = trailing_space_mismatch(lines, hunk, reverse, stripped)
             done_at = None
             if not hunk.has_context and images(hunk, not reverse)[0]:
                 done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
@@ -646,11 +674,31 @@ def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
 
 
-def trailing_space_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -> str:
+def stripped_lines(lines: Sequence[bytes]) -> dict[bytes, list[int]]:
+    """Where each line of ``lines`` stands (0-based, in order), by its text without the
+    white space at its end: :func:`trailing_space_mismatch` looks there for a hunk's first
+    line instead of through the whole file, once for every failing hunk.
+
+    >>> stripped_lines([b"a \\n", b"b\\n", b"a\\n"])
+    {b'a': [0, 2], b'b': [1]}
+    """
+    out: dict[bytes, list[int]] = {}
+    for number, line in enumerate(lines):
+        out.setdefault(line.rstrip(), []).append(number)
+    return out
+
+
+def trailing_space_mismatch(
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    reverse: bool,
+    stripped: Mapping[bytes, list[int]] | None = None,
+) -> str:
     """Why a hunk fails when only white space at the ends of lines keeps it from matching,
     else ``""``: a patch that went through a mail client or an editor that strips trailing
     white space lost it from its context lines, while the file kept it (GNU patch applies
-    it only with ``-l``). Names the first file line whose end differs.
+    it only with ``-l``). Names the first file line whose end differs. ``stripped``:
+    :func:`stripped_lines` of ``lines``, when the caller has it (one file's many hunks).
 
     >>> from patchkeeper.series.parse import parse_patch
     >>> from pathlib import Path
@@ -666,7 +714,9 @@ def trailing_space_mismatch(lines: Sequence[bytes], hunk: Hunk, reverse: bool) -
         return ""
     bare = [line.rstrip() for line in pattern]
     size = len(bare)
-    starts = range(len(lines) - size + 1)
+    # a window whose lines match but for white space starts with a line that does too
+    positions = (stripped if stripped is not None else stripped_lines(lines)).get(bare[0], [])
+    starts = [start for start in positions if start <= len(lines) - size]
     if any(list(lines[start : start + size]) == list(pattern) for start in starts):
         return ""  # the lines occur as they are: white space is not what keeps them out
     for start in starts:
