@@ -35,7 +35,7 @@ from typing import Any
 
 from packaging.version import InvalidVersion, Version
 
-from patchkeeper.constants import DEFAULT_IGNORE
+from patchkeeper.constants import DEFAULT_IGNORE, SERIES_READERS
 from patchkeeper.errors import ConfigError, PatchkeeperError
 
 if sys.version_info >= (3, 11):
@@ -348,25 +348,6 @@ def spelt_for(text: str, source: Path | None) -> str:
     top = f"the top of {source.name} (before any [table])"
     text = text.replace("in [tool.patchkeeper]", f"at {top}")
     return text.replace("[tool.patchkeeper]", top)
-
-
-#: The commands that read the patch series itself: in a downstream that carries runtime
-#: patches and no series they have nothing to read. ``lint`` (the dependency files),
-#: ``decide``, ``report`` and ``export`` (which writes a series) work there too.
-SERIES_READERS = frozenset(
-    {
-        "apply",
-        "unapply",
-        "verify",
-        "status",
-        "audit",
-        "port",
-        "ledger",
-        "retire",
-        "import",
-        "check-branch",
-    }
-)
 
 
 def require_series(config: Config, command: str = "apply") -> None:

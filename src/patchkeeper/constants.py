@@ -189,3 +189,22 @@ OPTION_WRITE = "--write"
 OPTION_CHECK = "--check"
 OPTION_CONTINUE = "--continue"
 OPTION_ABORT = "--abort"
+
+
+#: The commands that read the patch series itself: in a downstream that carries runtime
+#: patches and no series they have nothing to read. ``lint`` (the dependency files),
+#: ``decide``, ``report`` and ``export`` (which writes a series) work there too.
+SERIES_READERS = frozenset(
+    {
+        "apply",
+        "unapply",
+        "verify",
+        "status",
+        "audit",
+        "port",
+        "ledger",
+        "retire",
+        "import",
+        "check-branch",
+    }
+)

@@ -25,6 +25,7 @@ from patchkeeper.constants import (
     OPTION_TARGET,
     OPTION_TO,
     OPTION_UPSTREAM,
+    SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
 
@@ -85,25 +86,9 @@ def config_of(ctx: click.Context) -> Any:
     return settings.config()
 
 
-#: Commands that read the series, and so need a configuration or the default series file.
-SERIES_COMMANDS = frozenset(
-    {
-        "apply",
-        "unapply",
-        "verify",
-        "status",
-        "audit",
-        "port",
-        "ledger",
-        "lint",
-        "retire",
-        "export",
-        "import",
-        "check-branch",
-        "decide",
-        "report",
-    }
-)
+#: Commands that read the series, and so need a configuration or the default series file:
+#: the series' readers, and the commands that also work without a series.
+SERIES_COMMANDS = SERIES_READERS | frozenset({"lint", "export", "decide", "report"})
 
 
 def emit(result: Any, as_json: bool, markdown: Path | None = None) -> None:
