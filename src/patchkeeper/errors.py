@@ -136,6 +136,9 @@ class Finding:
         line: the 1-based line in ``path``, ``None`` for the whole file (or no file).
         message: what is wrong, one sentence.
         hint: what to do about it, one sentence; ``""`` when the message says it all.
+        _files: the other files the message names, as it names them (relative to the root
+            as ``path`` is): the text form names them from ``cwd`` as it does ``path``
+            (:meth:`text`), the JSON form keeps the message as it is.
     """
 
     code: str
@@ -143,6 +146,7 @@ class Finding:
     line: int | None
     message: str
     hint: str = ""
+    _files: tuple[str, ...] = field(default=(), compare=False, repr=False)
 
     def where(self, cwd: str = "") -> str:
         """``path:line``, ``path`` without a line, ``""`` without a path; ``cwd``: the
@@ -173,7 +177,11 @@ class Finding:
         """``file:line: code message`` (``file: code message`` without a line, ``code
         message`` without a file), the hint after a colon; ``cwd`` as in :meth:`where`."""
         where = self.where(cwd)
-        body = f"{self.code} {self.sentence()}"
+        sentence = self.sentence()
+        for name in self._files if cwd else ():
+            if not posixpath.isabs(name):
+                sentence = sentence.replace(name, posixpath.relpath(name, cwd))
+        body = f"{self.code} {sentence}"
         return f"{where}: {body}" if where else body
 
     def github(self) -> str:

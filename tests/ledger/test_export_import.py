@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -399,3 +400,32 @@ def test_a_binary_change_is_named_by_its_file(downstream: Path, topics: Path) ->
         export.export_range(config_at(downstream), "v1.0..work")
     head = git(topics, "rev-parse", "HEAD")[:12]
     assert caught.value.message == f"{head} changes a binary file: pkg/logo.png"
+
+
+def test_export_refuses_a_series_entry_linked_outside_the_series_directory(
+    downstream: Path, topics: Path, capsys
+) -> None:
+    """A series entry that is a symbolic link to a file outside the series directory (one
+    patch shared by two series) is refused by name, as apply, audit and lint refuse it:
+    export read the linked file as its form and replaced the link with a regular file."""
+    shared = downstream.parent / "shared" / "size-knob.patch"
+    shared.parent.mkdir()
+    link = downstream / "patches" / "size-knob.patch"
+    shared.write_bytes(b"Shared by two series.\n" + link.read_bytes())
+    link.unlink()
+    link.symlink_to(shared)
+    before = shared.read_bytes()
+    series_before = (downstream / "patches" / "series").read_bytes()
+    error = (
+        f"patchkeeper: error: {downstream / 'patches' / 'series'}:1: the series entry "
+        "size-knob.patch leads outside "
+        "the series directory (a symlink)\n"
+        "  hint: copy the patch into the series directory instead of linking it\n"
+    )
+    capsys.readouterr()
+    for args in (["work~1"], ["--range", "v1.0..work"], ["work~1", "-o", str(link)]):
+        assert main(["-C", str(downstream), "export", *args]) == 2
+        assert capsys.readouterr().err == error
+        assert (link.is_symlink(), os.readlink(link)) == (True, str(shared))
+        assert shared.read_bytes() == before
+        assert (downstream / "patches" / "series").read_bytes() == series_before

@@ -339,3 +339,67 @@ def test_series_comments_survive_retire(downstream: Path) -> None:
     series.write_text("# the order matters\nsize-knob.patch  # first\n\nextra-module.patch\n")
     ledger.retire(config_at(downstream), ledger.RetireRequest("size-knob", at="1.1", why="x"))
     assert series.read_text() == "# the order matters\n\nextra-module.patch\n"
+
+
+DEP3_PATCH = (
+    "Description: Read the size from PKG_SIZE\n"
+    "Origin: vendor, https://example.org/pkg/size\n"
+    "Bug: https://example.org/pkg/issues/7\n"
+    "Forwarded: not-needed\n"
+    "Last-Update: 2026-01-02\n"
+    "---\n"
+    "--- a/core.py\n+++ b/core.py\n@@ -1 +1 @@\n-a\n+b\n"
+)
+
+
+def test_the_retired_table_of_a_dep3_ledger_has_the_dep3_columns(tmp_path: Path, capsys) -> None:
+    """With ``schema = "dep3"`` the Retired table has the live table's DEP-3 columns, as
+    the live table does: a Debian patch has no ``Kind:``, so the kind column it had stayed
+    empty (an Origin of ``vendor, URL`` apart) and the what column held the description."""
+    root = write_config(tmp_path / "deb", '\n[headers]\nschema = "dep3"\n')
+    (root / "patches" / "size.patch").write_text(DEP3_PATCH)
+    (root / "patches" / "other.patch").write_text(
+        DEP3_PATCH.replace("Read the size from PKG_SIZE", "Another change")
+        .replace("vendor, https://example.org/pkg/size", "https://example.org/pkg/commit/1")
+        .replace("Bug: https://example.org/pkg/issues/7\n", "")
+    )
+    (root / "patches" / "series").write_text("size.patch\nother.patch\n")
+    assert main(["-C", str(root), "ledger"]) == 0
+    for name, why in (("size.patch", "pkg #7 is in 1.1"), ("other.patch", "in 1.1")):
+        assert main(["-C", str(root), "retire", name, "--at", "1.1", "--why", why]) == 0
+    text = (root / "PATCHES.md").read_text()
+    assert text.endswith(
+        "\n## Retired\n\n<!-- retired:begin -->\n"
+        "| patch | description | origin | bug | forwarded | last update | retired at | why |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        "| size | Read the size from PKG_SIZE | vendor, https://example.org/pkg/size "
+        "| https://example.org/pkg/issues/7 | not-needed | 2026-01-02 | 1.1 | pkg #7 is in 1.1 |\n"
+        "| other | Another change | https://example.org/pkg/commit/1 |  | not-needed "
+        "| 2026-01-02 | 1.1 | in 1.1 |\n"
+        "<!-- retired:end -->\n"
+    )
+    assert main(["-C", str(root), "ledger", "--check"]) == 0
+    capsys.readouterr()
+    assert main(["-C", str(root), "retire", "size", "--at", "1.1", "--why", "x"]) == 2
+    assert "size is retired already (at 1.1)" in capsys.readouterr().err
+
+
+def test_a_dep3_ledger_with_a_kind_what_retired_table_keeps_its_columns(tmp_path: Path) -> None:
+    """A Retired table written before with the kind and what columns keeps them: a new row
+    is laid out as the table's header says, so the ledger stays one table."""
+    root = write_config(tmp_path / "deb", '\n[headers]\nschema = "dep3"\n')
+    (root / "patches" / "size.patch").write_text(DEP3_PATCH)
+    (root / "patches" / "series").write_text("size.patch\n")
+    old = (
+        "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
+        "| gone | backport | An old change | 1.0 | in 1.0 |\n"
+    )
+    ledger_file = root / "PATCHES.md"
+    ledger_file.write_text(
+        ledger_file.read_text() + f"\n## Retired\n\n<!-- retired:begin -->\n{old}"
+        "<!-- retired:end -->\n"
+    )
+    assert main(["-C", str(root), "retire", "size", "--at", "1.1", "--why", "x"]) == 0
+    assert ledger_file.read_text().endswith(
+        old + "| size | vendor | Read the size from PKG_SIZE | 1.1 | x |\n<!-- retired:end -->\n"
+    )

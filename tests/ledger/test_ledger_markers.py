@@ -209,7 +209,9 @@ def test_a_retired_begin_marker_without_its_end(downstream: Path, capsys) -> Non
     assert main(["-C", str(downstream), "ledger", "--check"]) == 2  # CI catches it too
 
 
-def test_a_retired_debian_patch_takes_its_kind_from_the_dep3_origin_category(debian: Path) -> None:
+def test_a_retired_debian_patch_keeps_its_dep3_fields(debian: Path) -> None:
+    """The Retired table of a DEP-3 ledger has the live table's DEP-3 columns: the patch's
+    Origin (``backport, URL``) is its own cell, as in the live table."""
     patch = debian / "debian" / "patches" / "CVE-2024-37891.patch"
     patch.write_bytes(
         patch.read_bytes().replace(b"Origin: https://", b"Origin: backport, https://")
@@ -234,8 +236,12 @@ def test_a_retired_debian_patch_takes_its_kind_from_the_dep3_origin_category(deb
         (debian / "PATCHES.md")
         .read_text()
         .endswith(
-            "| patch | kind | what | retired at | why |\n|---|---|---|---|---|\n"
-            "| CVE-2024-37891 | backport | Merge pull request from GHSA-34jh-p97f-mpxf | 1.26.19 | "
-            "in 1.26.19 |\n<!-- retired:end -->\n"
+            "| patch | description | origin | bug | forwarded | last update | retired at | why |\n"
+            "|---|---|---|---|---|---|---|---|\n"
+            "| CVE-2024-37891 | Merge pull request from GHSA-34jh-p97f-mpxf | backport, "
+            "https://github.com/urllib3/urllib3/commit/40b6d1605814dd1db0a46e202d6e56f2e4c9a468 | "
+            "Debian: https://security-tracker.debian.org/tracker/CVE-2024-37891, "
+            "Debian: https://bugs.debian.org/1074149 |  |  | 1.26.19 | in 1.26.19 |\n"
+            "<!-- retired:end -->\n"
         )
     )

@@ -83,3 +83,43 @@ def test_a_name_the_earlier_lock_had_is_removed_at_the_new_release(work: Path) -
             "added by the plugin: 2.0 defines no such name; nothing upstream to guard",
         ),
     )
+
+
+MARKED_OPS = (
+    "class Linear:\n    bias = None\n\n    def forward(self, x):\n        return x\n\n\n"
+    "class Fused(Linear):\n    pass\n"
+)
+
+MARKERS = """import cup.ops
+
+
+def forward(self, x):
+    return x + 1
+
+
+cup.ops.Linear.forward = forward
+cup.ops.Linear._cup_patched = True
+cup.ops.Fused._cup_patched = True
+cup.ops.Linear.bias = 0
+cup.ops._cup_patched = True
+"""
+
+
+def test_a_marker_the_plugin_adds_reads_the_same_on_a_class_and_a_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flag the plugin sets on an upstream class (``Linear._cup_patched``, on a subclass
+    too) is added by the plugin, in the words used for one it sets on a module; it was "not
+    a definition upstream". A class attribute upstream has (``Linear.bias``) is not."""
+    work = make(
+        tmp_path, monkeypatch, {"patch_ops.py": MARKERS}, {"1.0": {"cup/ops.py": MARKED_OPS}}
+    )
+    result = _lock(work, "1.0")
+    added = "added by the plugin: 1.0 defines no such name; nothing upstream to guard"
+    assert result.unguarded == ()
+    assert result.skipped == (
+        ("cup.ops.Fused._cup_patched", added),
+        ("cup.ops.Linear._cup_patched", added),
+        ("cup.ops._cup_patched", added),
+    )
+    assert result.target_count == 2

@@ -708,3 +708,46 @@ def test_a_tag_without_v_is_written_as_the_pin_tag_form(cli, example: Example) -
     run = cli("import", "--checkout", ".", "--tag", "topic", "--branch", "imported", cwd=repo)
     assert (run.code, run.err) == (0, "")
     assert git(repo, "rev-parse", "imported~2") == git(repo, "rev-parse", "1.0")
+
+
+def test_an_absolute_series_path_inside_the_downstream_is_written_relative(
+    cli, example: Example, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``QUILT_PATCHES`` (or ``--patches``) given as an absolute path through a symbolic link
+    to the downstream names the downstream's own series: the configuration names it relative
+    to the downstream (it wrote the absolute path, which no other checkout has)."""
+    tree = quilt_tree(example)
+    link = example.root / "tree-link"
+    link.symlink_to(tree)
+    monkeypatch.setenv("QUILT_PATCHES", str(link / "patches"))
+    run = cli("init", "--directory", "minihttp", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert 'series = "patches/series"' in (tree / "patchkeeper.toml").read_text().splitlines()
+    assert "What each patch in `patches/` is" in (tree / "PATCHES.md").read_text()
+    assert not [line for line in run.out.splitlines() if line.startswith("note:")]
+    monkeypatch.delenv("QUILT_PATCHES")
+    (tree / "patchkeeper.toml").unlink()
+    (tree / "PATCHES.md").unlink()
+    run = cli(
+        "init", "--directory", "minihttp", "--patches", f"{link}/patches/../patches", cwd=tree
+    )
+    assert (run.code, run.err) == (0, "")
+    assert 'series = "patches/series"' in (tree / "patchkeeper.toml").read_text().splitlines()
+
+
+def test_a_series_outside_the_downstream_is_named_absolute_and_said_so(
+    cli, example: Example
+) -> None:
+    tree = debian_tree(example, "python-minihttp (1.0-2) unstable; urgency=medium")
+    downstream = example.root / "downstream-of-deb"
+    downstream.mkdir()
+    run = cli("init", "--patches", str(tree / "debian" / "patches"), cwd=downstream)
+    assert (run.code, run.err) == (0, "")
+    series = tree / "debian" / "patches" / "series"
+    assert f'series = "{series}"' in (downstream / "patchkeeper.toml").read_text().splitlines()
+    assert [line for line in run.out.splitlines() if line.startswith("note:")] == [
+        f"note: the series {series} is outside the downstream {downstream}: patchkeeper.toml "
+        "names it by this absolute path, which another checkout of the downstream does not "
+        "have; to share it, copy the series into the downstream and set series to its path "
+        "relative to the downstream"
+    ]

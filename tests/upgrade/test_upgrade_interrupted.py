@@ -193,3 +193,31 @@ def test_a_ctrl_c_after_the_port_stopped_names_its_conflict_first(
         f"patchkeeper: error: {down / '.patchkeeper-port/conflict/files/retry.py'}:11: conflict "
         "markers are left in this file",
     )
+
+
+def test_a_ctrl_c_before_the_first_step_says_how_to_go_on(
+    cli, example: Example, monkeypatch
+) -> None:
+    """A Ctrl-C after the upgrade saved its state and before its first step (while git
+    creates the branch) leaves an upgrade in progress: the message says to continue or
+    abort it, as for a Ctrl-C in a step; it said only "interrupted"."""
+    down = example.downstream
+    base = make_checkout(down)
+    monkeypatch.setattr("patchkeeper.upgrade.run.create_branch", ctrl_c)
+    run = cli("upgrade", "--to", "../upstream/minihttp-1.1", "--branch", "up", cwd=down)
+    assert (run.code, run.err) == (
+        130,
+        "patchkeeper: error: interrupted\n"
+        "  hint: run 'patchkeeper upgrade --continue' (the upgrade stopped before its first "
+        "step), or 'patchkeeper upgrade --abort' to put the downstream back\n",
+    )
+    assert (down / ".git" / "patchkeeper-upgrade" / "state.json").is_file()
+    monkeypatch.undo()
+    run = cli("upgrade", "--abort", cwd=down)
+    assert run.code == 0, run.err
+    assert (git(down, "branch", "--show-current"), git(down, "rev-parse", "HEAD")) == (
+        "main",
+        base,
+    )
+    assert git(down, "status", "--porcelain") == ""
+    assert not (down / ".git" / "patchkeeper-upgrade").exists()

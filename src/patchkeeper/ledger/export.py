@@ -20,6 +20,7 @@ unchanged, the note's id is written again, so ``import`` then ``export`` is byte
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,7 +34,14 @@ from patchkeeper.ledger.patch_form import Sides
 from patchkeeper.ledger.settings import GitSettings, git_settings, ledger_settings
 from patchkeeper.ledger.table import row_name
 from patchkeeper.series.model import Patch
-from patchkeeper.series.parse import parse_patch, parse_series, read_patch, split_lines
+from patchkeeper.series.parse import (
+    entry_file_exists,
+    listed_patch,
+    parse_patch,
+    parse_series,
+    read_patch,
+    split_lines,
+)
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
@@ -419,6 +427,7 @@ def export_commit(
                 hint="pass -o FILE, or set the topic tag ([tool.patchkeeper.git] tag or --tag)",
             )
         output = config.patches_dir / file_names(config).get(topic, f"{topic}.patch")
+    _refuse_link_out(config, [output])
     strip = _strips(config).get(output, config.strip)
     reference = None if normalise else reference_patch(output, strip)
     _, data = render_commit(root, commit, config, notes.get(commit), reference)
@@ -447,6 +456,26 @@ def _unlisted(config: Config, output: Path) -> tuple[str, ...]:
         return ()
     listed = {entry.name for entry in parse_series(config.series).entries}
     return () if name in listed else (name,)
+
+
+def _refuse_link_out(config: Config, outputs: list[Path]) -> None:
+    """Refuse to write a patch file the series lists when its entry is a symbolic link
+    leading outside the series directory: the link is shared on purpose (two series, one
+    patch), and writing the file would read the linked file as its form and replace the
+    link with a regular file. apply, audit and lint refuse that line with the same error.
+
+    Raises:
+        PatchFormatError: naming the series file, the line and the entry (nothing written).
+    """
+    if not config.series.exists():
+        return
+    series = parse_series(config.series)
+    wanted = {os.path.abspath(path.expanduser()) for path in outputs}
+    for entry in series.entries:
+        if os.path.abspath(series.directory / entry.name) not in wanted:
+            continue
+        if entry_file_exists(series, entry):
+            listed_patch(series, entry)
 
 
 def _refuse_own_file(config: Config, output: Path) -> None:
@@ -592,6 +621,7 @@ def export_range(
     strips = _strips(config)
     known = file_names(config)
     names = {topic: known.get(topic, f"{topic}.patch") for _, topic, _ in topics}
+    _refuse_link_out(config, [config.patches_dir / name for name in names.values()])
 
     def reference(topic: str) -> Patch | None:
         path = config.patches_dir / names[topic]

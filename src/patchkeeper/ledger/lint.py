@@ -400,7 +400,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
         shown = display_path(path, config.root)
-        out.append(Finding("PK202", shown, None, f"not listed in {where}"))
+        out.append(Finding("PK202", shown, None, f"not listed in {where}", _files=(where,)))
     return out
 
 

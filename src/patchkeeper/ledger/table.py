@@ -538,30 +538,81 @@ def update_ledger(config: Config, *, check: bool = False) -> LedgerResult:
 # --------------------------------------------------------------------------- retire
 
 
-def _retired_body(existing: str | None, row: tuple[str, ...]) -> str:
-    titles = ("patch", *RETIRED_COLUMNS)
+def _retired_body(
+    existing: str | None,
+    row: tuple[str, ...],
+    titles: tuple[str, ...] = ("patch", *RETIRED_COLUMNS),
+) -> str:
     line = "| " + " | ".join(escape_cell(cell) for cell in row) + " |\n"
     if existing and existing.strip():
         return existing + ("" if existing.endswith("\n") else "\n") + line
     return render_table(titles, []) + line
 
 
-def add_retired(text: str, settings: LedgerSettings, row: tuple[str, ...]) -> str:
-    """Return the ledger text with ``row`` appended to the Retired table (made if absent)."""
+def retired_titles(body: str | None) -> tuple[str, ...] | None:
+    """The column titles of the Retired table ``body`` (its first row), or ``None`` when
+    there is no table yet.
+
+    >>> retired_titles("| patch | kind | what | retired at | why |\\n|---|---|---|---|---|\\n")
+    ('patch', 'kind', 'what', 'retired at', 'why')
+    """
+    for line in (body or "").splitlines():
+        if line.strip().startswith("|"):
+            return tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
+    return None
+
+
+def retired_row(
+    config: Config, headers: Headers | None, name: str, at: str, why: str, body: str | None
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The titles of the Retired table and the row of a patch retired with ``headers``.
+
+    With the ledger schema the columns are its kind and what; with the DEP-3 schema they
+    are the live table's columns (description, origin, bug, ...: a Debian patch has no
+    ``Kind:``, so a kind column stayed empty). A Retired table the ledger has already keeps
+    its own columns (a row is laid out as its header says), so a ledger written before
+    stays one table.
+    """
+    hsettings = header_settings(config)
+    if hsettings.schema == "ledger":
+        fields: tuple[str, ...] = ()
+        titles: tuple[str, ...] = ("patch", *RETIRED_COLUMNS)
+    else:
+        fields = hsettings.columns
+        titles = ("patch", *(column_title(c) for c in fields), *RETIRED_COLUMNS[2:])
+    existing = retired_titles(body)
+    if existing is not None and existing == ("patch", *RETIRED_COLUMNS):
+        fields, titles = (), existing
+    if fields:
+        values = tuple((headers.value(c) or "") if headers else "" for c in fields)
+        return titles, (name, *values, at, why)
+    kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
+    what = (headers.value("What") or headers.value("Description") or "") if headers else ""
+    return titles, (name, kind, what, at, why)
+
+
+def add_retired(
+    text: str,
+    settings: LedgerSettings,
+    row: tuple[str, ...],
+    titles: tuple[str, ...] = ("patch", *RETIRED_COLUMNS),
+) -> str:
+    """Return the ledger text with ``row`` appended to the Retired table (made if absent,
+    with ``titles``)."""
     body = section_body(text, settings.retired_begin, settings.retired_end, settings.file)
     if body is None:
         newline = line_ending(text.splitlines(keepends=True)[0]) if text else "\n"
         tail = "" if text.endswith(("\n", "\r")) or not text else newline
         section = (
             f"\n## Retired\n\n{settings.retired_begin}\n"
-            f"{_retired_body(None, row)}{settings.retired_end}\n"
+            f"{_retired_body(None, row, titles)}{settings.retired_end}\n"
         )
         return f"{text}{tail}{with_newlines(section, newline)}"
     return replace_between(
         text,
         settings.retired_begin,
         settings.retired_end,
-        _retired_body(body, row),
+        _retired_body(body, row, titles),
         settings.file,
     )
 
@@ -624,7 +675,10 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
     except (OSError, PatchFormatError):
         return  # no readable Retired table: the series' own error says enough
     wanted = {name, row_name(name)}
-    at_cell = 1 + RETIRED_COLUMNS.index("retired at")
+    titles = retired_titles(
+        section_body(text, settings.retired_begin, settings.retired_end, settings.file)
+    )
+    at_cell = titles.index("retired at") if titles and "retired at" in titles else 3
     for row in rows or ():
         if len(row.cells) > at_cell and row.name in wanted:
             raise PatchkeeperError(
@@ -781,8 +835,6 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
         raise
     patch_file = series.directory / entry.name
     headers = patch_headers(patch_file) if entry_file_exists(series, entry) else None
-    kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
-    what = headers.value("What") or headers.value("Description") if headers else ""
     series_bytes = remove_series_line(series.path.read_bytes(), entry.line_no)
     remaining = Series(path=series.path, entries=tuple(e for e in series.entries if e is not entry))
     before = _read_ledger(settings)
@@ -794,7 +846,9 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
         table_text(config, ledger_rows(config, remaining)),
         settings.file,
     )
-    text = add_retired(text, settings, (row_name(entry.name), kind, what, at, why))
+    body = section_body(before, settings.retired_begin, settings.retired_end, settings.file)
+    titles, row = retired_row(config, headers, row_name(entry.name), at, why, body)
+    text = add_retired(text, settings, row, titles)
     changes = [Change(series.path, series_bytes), Change(settings.file, encode_text(text))]
     removed = None
     if patch_file.is_file():

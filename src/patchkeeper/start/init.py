@@ -27,6 +27,7 @@ fields (``Description:``, ``Subject:``, ``Origin:``, ...) and none of the ledger
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -183,7 +184,7 @@ def init(
     pin = from_option(upstream) if upstream is not None else find_pin(root, found)
     patches_read = [(name, *found.patch_bytes(name)) for name in found.names]
     schema, schema_reason = _schema(found, [data for _, _, data in patches_read])
-    series_key = shown(found.series, root)  # absolute when outside the downstream
+    series_key, outside = series_setting(found.series, root)
     text = config_text(
         pin,
         series_key,
@@ -212,6 +213,13 @@ def init(
         for message in _unreadable_warnings(config):
             warn(message)
     notes = list(found.notes)
+    if outside:
+        notes.append(
+            f"the series {series_key} is outside the downstream {root}: {CONFIG_FILE} names it "
+            "by this absolute path, which another checkout of the downstream does not have; "
+            "to share it, copy the series into the downstream and set series to its path "
+            "relative to the downstream"
+        )
     if schema == "ledger" and not _has_any(rows):
         notes.append(
             "no patch carries the ledger schema's headers yet (Kind, What, Upstream, "
@@ -234,6 +242,27 @@ def init(
         next_commands=next_commands(pin, ledger_path, root),
         notes=tuple(notes),
     )
+
+
+def series_setting(series: Path, root: Path) -> tuple[str, bool]:
+    """The configuration's ``series`` value for the series file ``series`` of the downstream
+    ``root``, and whether the file is outside it. A file inside is named relative to ``root``
+    however it was given (``QUILT_PATCHES=$PWD/patches``, a path through a symbolic link to
+    the downstream, ``..`` in it), so the configuration holds in any checkout; a file outside
+    keeps its absolute path.
+
+    >>> series_setting(Path("/srv/down/./patches/../patches/series"), Path("/srv/down"))
+    ('patches/series', False)
+    >>> series_setting(Path("/srv/pkg/debian/patches/series"), Path("/srv/down"))
+    ('/srv/pkg/debian/patches/series', True)
+    """
+    plain = Path(os.path.normpath(series))
+    if plain.is_relative_to(root):
+        return plain.relative_to(root).as_posix(), False
+    real, real_root = plain.resolve(), root.resolve()
+    if real.is_relative_to(real_root):
+        return real.relative_to(real_root).as_posix(), False
+    return plain.as_posix(), True
 
 
 def _unreadable_warnings(config: Config) -> list[str]:
@@ -413,7 +442,8 @@ def _config(root: Path, text: str) -> Config:
 
 def ledger_body(found: Found, root: Path, begin: str, end: str) -> str:
     """The ledger file's text with an empty table between its markers."""
-    where = shown(found.series.parent, root)
+    key, _ = series_setting(found.series, root)
+    where = Path(key).parent.as_posix()
     return (
         "# Patches\n\n"
         f"What each patch in `{where}/` is, where it came from, and what retires it. The table "

@@ -248,10 +248,22 @@ def _upgrade(
         )
     check_trees(config, state, series, runtime)
     work.save(state)
-    work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
-    if branch:  # after the state names it: --abort deletes it, --continue creates it
-        create_branch(config.root, branch)
+    try:
+        work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
+        if branch:  # after the state names it: --abort deletes it, --continue creates it
+            create_branch(config.root, branch)
+    except KeyboardInterrupt:  # the state is saved: the upgrade is in progress
+        raise Interrupted("interrupted", hint=BEFORE_THE_FIRST_STEP) from None
     return _steps(_Run(config, steps, work, state), "upgrade")
+
+
+#: What to do after a Ctrl-C between saving the upgrade's state and its first step: the
+#: upgrade is in progress (a new ``upgrade --to`` is refused), and ``--continue`` runs every
+#: step, as ``--abort`` puts back what was made (the branch, if git created it).
+BEFORE_THE_FIRST_STEP = (
+    "run 'patchkeeper upgrade --continue' (the upgrade stopped before its first step), or "
+    "'patchkeeper upgrade --abort' to put the downstream back"
+)
 
 
 def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool) -> None:

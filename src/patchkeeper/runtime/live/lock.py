@@ -40,6 +40,7 @@ from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
     REMOVED,
+    Resolution,
     defined_statically,
     resolve_all,
 )
@@ -112,6 +113,20 @@ def earlier_lock(path: Path) -> tuple[str, frozenset[str]]:
     return str(data.get("version", "")), frozenset(found)
 
 
+def _class_lacks(found: Resolution) -> bool:
+    """Whether ``found`` is an upstream class that neither it nor its bases define the
+    attribute of (``Linear._gguf_patched``): a name the plugin sets on the class is added by
+    the plugin, as one it sets on a module is; an attribute of an instance is not known."""
+    definition = found.definition
+    return (
+        found.status == FOUND
+        and bool(found.partial)
+        and "." not in found.partial
+        and definition is not None
+        and definition.kind == "class"
+    )
+
+
 def build_lock(
     tree: UpstreamTree,
     targets: list[str],
@@ -148,7 +163,7 @@ def build_lock(
             why = f"removed at {version}: the release defines no such name (the lock of "
             unguarded.append((target, f"{why}{earlier[0] or 'an earlier release'} had it)"))
             continue
-        if found.status == REMOVED and target in added:
+        if target in added and (found.status == REMOVED or _class_lacks(found)):
             why = f"added by the plugin: {version} defines no such name; nothing upstream to guard"
             skipped.append((target, why))
             continue
