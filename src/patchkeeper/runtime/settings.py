@@ -146,7 +146,7 @@ def resolve_settings(
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
-        found = _packages(root) or _source_packages(root) or _wheel_packages(root)
+        found = _nameable_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
@@ -183,7 +183,7 @@ def resolve_settings(
         hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
             hint = f"{root} is the package itself: pass --plugin {root.parent}"
-        elif found := _packages(root):
+        elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     chosen = patch_directory or table.get("patch-directory") or ""
@@ -307,6 +307,16 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+def _nameable_packages(root: Path) -> list[str]:
+    """Every package ``--package`` can name under the plugin directory ``root``: those of
+    its source folders (a src layout, the folder its project files name) first, then those
+    at its top, then an unpacked wheel's; each once. A src layout's project may keep a
+    package of its own at the top (``benchmarks/``, ``tests/``): listing that one alone would
+    send the user to the wrong package."""
+    found = [*_source_packages(root), *_packages(root), *_wheel_packages(root)]
+    return list(dict.fromkeys(found))
 
 
 def _source_packages(project: Path) -> list[str]:
