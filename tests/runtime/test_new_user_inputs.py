@@ -710,3 +710,30 @@ def test_a_src_layout_with_a_package_at_its_top_names_the_plugin_package_first(
         "  hint: the packages there: vllm_hust_vspec, benchmarks; pass --package NAME, one "
         "of them\n",
     )
+
+
+def test_a_subpackage_as_the_plugin_package_is_refused_naming_the_patch_dir(
+    upstream: Path, cli
+) -> None:
+    # 'runtime inventory --package vllm_hust_vspec.backends': the entry point loads
+    # vllm_hust_vspec, which was not read, so every patch of the subpackage was listed as
+    # never imported although the plugin imports it when loaded.
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", "plug.patch")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: the plugin package plug.patch is a subpackage of plug: the plugin "
+        "is loaded through plug, which plug.patch alone would not read (its patches would "
+        "look never imported)\n"
+        "  hint: pass --package plug --patch-dir plug/patch for the patches of plug.patch (or "
+        'set package = "plug" and patch-directory = "plug/patch" in '
+        "[tool.patchkeeper.runtime])\n",
+    )
+    # what the hint says to pass reads the subpackage's patches as the plugin loads them
+    given = ["--plugin", str(root), "--package", "plug", "--patch-dir", "plug/patch"]
+    run = cli("runtime", "inventory", "--json", *given)
+    entries = json.loads(run.out)["entries"]
+    assert [(e["target"], e["activation"]["status"]) for e in entries] == [
+        ("tinyup.engine.step", "active")
+    ]

@@ -186,6 +186,7 @@ def resolve_settings(
         elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
+    _refuse_subpackage(root, name, None if package else getattr(config, "source", None))
     chosen = patch_directory or table.get("patch-directory") or ""
     directory = normal_relative(chosen) if chosen else default_patch_directory(root, name)
     if not (root / directory).resolve().is_relative_to(root):
@@ -275,6 +276,31 @@ def _check_package_name(name: str, source: Path | None) -> None:
         path=source,
         hint="give the directory holding the package as --plugin DIR (or root) and its "
         "import name as --package NAME (or package), e.g. --plugin . --package vllm_ascend",
+    )
+
+
+def _refuse_subpackage(root: Path, name: str, source: Path | None) -> None:
+    """Refuse a package ``name`` (``a.b``) inside a regular package (``a/__init__.py``):
+    the plugin is loaded through ``a`` (its entry point names ``a:register``), so with
+    ``a.b`` as the plugin package what ``a`` imports is not read, and every patch of ``a.b``
+    would be listed as never imported. The patches of ``a.b`` alone are ``--package a
+    --patch-dir a/b``. A namespace package (``a`` without ``__init__.py``) is left alone:
+    ``a.b`` is then the plugin's top package. ``source`` is the configuration file when the
+    name comes from there.
+
+    Raises:
+        ConfigError: naming the top package and the options to pass.
+    """
+    top = name.split(".")[0]
+    if name == top or not (root / top / "__init__.py").is_file():
+        return
+    folder = name.replace(".", "/")
+    raise ConfigError(
+        f"the plugin package {name} is a subpackage of {top}: the plugin is loaded through "
+        f"{top}, which {name} alone would not read (its patches would look never imported)",
+        path=source,
+        hint=f"pass --package {top} --patch-dir {folder} for the patches of {name} (or set "
+        f'package = "{top}" and patch-directory = "{folder}" in [tool.patchkeeper.runtime])',
     )
 
 
