@@ -680,3 +680,60 @@ def test_a_module_imported_only_in_an_uncalled_method_is_look(upstream: Path, cl
         "test or upstream may call them (a method of a class upstream builds): find out "
         "whether they run before removing it"
     )
+
+
+def test_a_src_layout_with_a_package_at_its_top_names_the_plugin_package_first(
+    cli, tmp_path: Path
+) -> None:
+    # vllm-hust-vspec's sdist: its package under src/ (packages.find where = ["src"]), and a
+    # benchmarks/ package of its own at the top. The hint listed benchmarks alone, for a
+    # mistyped --package (vllm-hust-vspec) and for none at all.
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "vllm-hust-vspec"\nversion = "0.14.2"\n\n'
+        '[tool.setuptools.packages.find]\nwhere = ["src"]\n'
+    )
+    for package in ("src/vllm_hust_vspec", "benchmarks"):
+        (tmp_path / package).mkdir(parents=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    run = cli("runtime", "inventory", "--plugin", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: the plugin package is not configured\n"
+        f"  hint: the packages in {tmp_path}: vllm_hust_vspec, benchmarks; pass --package "
+        'NAME or set package = "NAME" in [tool.patchkeeper.runtime]\n',
+    )
+    given = ["--plugin", str(tmp_path), "--package", "vllm-hust-vspec"]
+    run = cli("runtime", "inventory", *given, cwd=tmp_path)
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package vllm-hust-vspec is not under {tmp_path}\n"
+        "  hint: the packages there: vllm_hust_vspec, benchmarks; pass --package NAME, one "
+        "of them\n",
+    )
+
+
+def test_a_subpackage_as_the_plugin_package_is_refused_naming_the_patch_dir(
+    upstream: Path, cli
+) -> None:
+    # 'runtime inventory --package vllm_hust_vspec.backends': the entry point loads
+    # vllm_hust_vspec, which was not read, so every patch of the subpackage was listed as
+    # never imported although the plugin imports it when loaded.
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", "plug.patch")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: the plugin package plug.patch is a subpackage of plug: the plugin "
+        "is loaded through plug, which plug.patch alone would not read (its patches would "
+        "look never imported)\n"
+        "  hint: pass --package plug --patch-dir plug/patch for the patches of plug.patch (or "
+        'set package = "plug" and patch-directory = "plug/patch" in '
+        "[tool.patchkeeper.runtime])\n",
+    )
+    # what the hint says to pass reads the subpackage's patches as the plugin loads them
+    given = ["--plugin", str(root), "--package", "plug", "--patch-dir", "plug/patch"]
+    run = cli("runtime", "inventory", "--json", *given)
+    entries = json.loads(run.out)["entries"]
+    assert [(e["target"], e["activation"]["status"]) for e in entries] == [
+        ("tinyup.engine.step", "active")
+    ]

@@ -200,3 +200,34 @@ def test_an_upgrade_writes_pristine_through_a_symlink_as_given(cli, plugin: Path
     )
     settings = tomllib.loads(pyproject.read_text())["tool"]["patchkeeper"]
     assert (settings["pin"], settings["pristine"]) == ("2.0", "../releases/upup-2.0")
+
+
+def test_a_patch_file_that_does_not_parse_stops_the_upgrade_at_its_runtime_audit(
+    cli, plugin: Path
+) -> None:
+    """A patch file Python cannot parse was left out of the runtime audit: the upgrade went
+    on to its decisions and stopped at the runtime port; once the file was fixed,
+    '--continue' resumed at the port, and the file's patches were never audited nor
+    decided. The upgrade now stops at the audit, and '--continue' audits the fixed file."""
+    late = plugin / "upplug" / "patch" / "late.py"
+    late.write_text("import upup.sampler\n\n\ndef _sample(x:\n")
+    make_checkout(plugin)
+    given = ["upgrade", "--to", "../upup-2.0", "--from", "../upup-1.0"]
+    run = cli(*given, cwd=plugin)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {late}:4: not valid Python ('(' was never closed): runtime "
+        "audit cannot read this file's patches, and would act as if it had none\n"
+        "  hint: fix the file (conflict markers '<<<<<<<' left by 'patchkeeper runtime port "
+        "--write' are resolved by editing them away) and run the command again; then run "
+        "'patchkeeper upgrade --continue' (the upgrade stopped at its runtime audit step), or "
+        "'patchkeeper upgrade --abort' to put the downstream back\n"
+    )
+    assert not (plugin / "patchkeeper-decisions.toml").exists()
+    late.write_text(
+        "import upup.sampler\n\n\ndef _sample(x):\n    return x\n\n\nupup.sampler.sample = _sample\n"
+    )
+    run = cli("upgrade", "--continue", "--json", cwd=plugin)
+    assert run.code == 0, run.err
+    keys = {s["key"] for s in json.loads(run.out)["suggestions"]}
+    assert "upplug/patch/late.py::upup.sampler.sample" in keys

@@ -30,7 +30,7 @@ from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime import remembered
 from patchkeeper.runtime.settings import RuntimeAuditRequest
-from patchkeeper.upstream.requirements import check_release_option, downgrade
+from patchkeeper.upstream.requirements import check_release_option, check_same_project, downgrade
 
 
 def run(
@@ -59,6 +59,7 @@ def run(
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(request.old, OPTION_FROM, upstream, source)
     check_release_option(request.new, OPTION_TO, upstream, source)
+    check_same_project(request.old, request.new)
     backwards = downgrade(request.old, request.new)
     if backwards:
         warn(backwards)

@@ -23,7 +23,7 @@ from patchkeeper.commands.options import (
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_FROM, OPTION_TO, OPTION_WRITE
 from patchkeeper.runtime.port.runtime_port import RuntimePort, RuntimePortRequest, port_runtime
-from patchkeeper.upstream.requirements import check_release_option
+from patchkeeper.upstream.requirements import check_release_option, check_same_project
 
 
 def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
@@ -36,6 +36,7 @@ def run(config: Config | None, request: RuntimePortRequest) -> RuntimePort:
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(request.old, OPTION_FROM, upstream, source)
     check_release_option(request.new, OPTION_TO, upstream, source)
+    check_same_project(request.old, request.new)
     refuse_the_same_release(config, request)
     return port_runtime(config, request)
 

@@ -146,7 +146,7 @@ def resolve_settings(
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
-        found = _packages(root) or _source_packages(root) or _wheel_packages(root)
+        found = _nameable_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
         raise ConfigError(
@@ -183,9 +183,10 @@ def resolve_settings(
         hint = ROOT_HINT
         if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
             hint = f"{root} is the package itself: pass --plugin {root.parent}"
-        elif found := _packages(root):
+        elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
+    _refuse_subpackage(root, name, None if package else getattr(config, "source", None))
     chosen = patch_directory or table.get("patch-directory") or ""
     directory = normal_relative(chosen) if chosen else default_patch_directory(root, name)
     if not (root / directory).resolve().is_relative_to(root):
@@ -278,6 +279,31 @@ def _check_package_name(name: str, source: Path | None) -> None:
     )
 
 
+def _refuse_subpackage(root: Path, name: str, source: Path | None) -> None:
+    """Refuse a package ``name`` (``a.b``) inside a regular package (``a/__init__.py``):
+    the plugin is loaded through ``a`` (its entry point names ``a:register``), so with
+    ``a.b`` as the plugin package what ``a`` imports is not read, and every patch of ``a.b``
+    would be listed as never imported. The patches of ``a.b`` alone are ``--package a
+    --patch-dir a/b``. A namespace package (``a`` without ``__init__.py``) is left alone:
+    ``a.b`` is then the plugin's top package. ``source`` is the configuration file when the
+    name comes from there.
+
+    Raises:
+        ConfigError: naming the top package and the options to pass.
+    """
+    top = name.split(".")[0]
+    if name == top or not (root / top / "__init__.py").is_file():
+        return
+    folder = name.replace(".", "/")
+    raise ConfigError(
+        f"the plugin package {name} is a subpackage of {top}: the plugin is loaded through "
+        f"{top}, which {name} alone would not read (its patches would look never imported)",
+        path=source,
+        hint=f"pass --package {top} --patch-dir {folder} for the patches of {name} (or set "
+        f'package = "{top}" and patch-directory = "{folder}" in [tool.patchkeeper.runtime])',
+    )
+
+
 #: The folders of an unpacked wheel's ``NAME-VERSION.data`` whose packages pip installs
 #: beside the others in site-packages (the wheel format's ``purelib`` and ``platlib``
 #: schemes): a wheel built with a package there has only its ``.dist-info`` at the top.
@@ -307,6 +333,16 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+def _nameable_packages(root: Path) -> list[str]:
+    """Every package ``--package`` can name under the plugin directory ``root``: those of
+    its source folders (a src layout, the folder its project files name) first, then those
+    at its top, then an unpacked wheel's; each once. A src layout's project may keep a
+    package of its own at the top (``benchmarks/``, ``tests/``): listing that one alone would
+    send the user to the wrong package."""
+    found = [*_source_packages(root), *_packages(root), *_wheel_packages(root)]
+    return list(dict.fromkeys(found))
 
 
 def _source_packages(project: Path) -> list[str]:

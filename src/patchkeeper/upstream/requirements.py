@@ -270,6 +270,37 @@ def check_release_option(
         check_one_release(spec, option, config_file)
 
 
+def check_same_project(old: str | None, new: str | None) -> None:
+    """Refuse ``--from`` and ``--to`` requirements that name two different projects
+    (``--from torch==2.0.0 --to vllm==0.32.0``): an upgrade goes from one release of the
+    upstream to another, and without a configured upstream nothing else would catch it
+    before both were fetched (the second then read as a tree without the upstream's
+    package). Nothing to check when either is missing or a path.
+
+    >>> check_same_project("vllm==0.31.0", "VLLM==0.32.0")
+    >>> check_same_project("vllm==0.31.0", "../vllm-0.32.0")
+    >>> try:
+    ...     check_same_project("torch==2.0.0", "vllm==0.32.0")
+    ... except TargetError as error:
+    ...     print(error.message)
+    --from torch==2.0.0 and --to vllm==0.32.0 name two projects, torch and vllm
+    """
+    from packaging.utils import canonicalize_name
+
+    found = [parsed_requirement(spec) if spec else None for spec in (old, new)]
+    if found[0] is None or found[1] is None or old is None or new is None:
+        return
+    if canonicalize_name(found[0].name) == canonicalize_name(found[1].name):
+        return
+    raise TargetError(
+        f"{OPTION_FROM} {old.strip()} and {OPTION_TO} {new.strip()} name two projects, "
+        f"{found[0].name} and {found[1].name}",
+        hint=f"give both as releases of the upstream the plugin patches "
+        f"({OPTION_FROM} {found[1].name}==OLD {OPTION_TO} {found[1].name}==NEW), or either "
+        "as a directory",
+    )
+
+
 def check_new_release(
     command: str, to: str | None, source: str | None, upstream: str | None, config_file: Path | None
 ) -> str:
@@ -288,6 +319,7 @@ def check_new_release(
         )
     check_release_option(to, OPTION_TO, upstream, config_file)
     check_release_option(source, OPTION_FROM, upstream, config_file)
+    check_same_project(source, to)
     return to
 
 
