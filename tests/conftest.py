@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from helpers import EXAMPLES, Example
+from helpers import EXAMPLES, Example, LocalIndex, isolate_pip
 from patchkeeper.main import main
 
 settings.register_profile("ci", derandomize=True, database=None)
@@ -126,6 +126,14 @@ def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
     return cache
+
+
+@pytest.fixture
+def local_index(tmp_path: Path, private_cache: Path, monkeypatch: pytest.MonkeyPatch) -> LocalIndex:
+    """An empty package index on disk (``tmp_path/index``) that pip, and so patchkeeper, is
+    told to use, alone (:func:`helpers.isolate_pip` first), with a :func:`private_cache`."""
+    isolate_pip(monkeypatch)
+    return LocalIndex.announced(tmp_path / "index", monkeypatch)
 
 
 @dataclass

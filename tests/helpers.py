@@ -291,6 +291,50 @@ WIDER_PATCH = """Subject: wider default
 """
 
 
+def vllm_plugin_pyproject(
+    name: str,
+    version: str,
+    entry: str,
+    *,
+    dependencies: tuple[str, ...] | None = None,
+    group: str = "general_plugins",
+    package: str | None = None,
+    pin: str | None = None,
+    note: str = "",
+) -> str:
+    """The ``pyproject.toml`` of a vLLM plugin: ``[project]`` ``name`` at ``version``, its
+    ``dependencies`` (``None``: no such line), the entry point ``entry`` (``key =
+    "module:function"``) in the group ``vllm.<group>``; with ``package``, the tables
+    ``init`` writes after ``note`` (a comment line, when given): ``[tool.patchkeeper]``
+    with upstream vllm and the ``pin`` (when given), ``[tool.patchkeeper.runtime]`` with
+    the package.
+
+    >>> print(vllm_plugin_pyproject("vllm-x", "1", 'x = "x:run"', package="x"), end="")
+    [project]
+    name = "vllm-x"
+    version = "1"
+    <BLANKLINE>
+    [project.entry-points."vllm.general_plugins"]
+    x = "x:run"
+    <BLANKLINE>
+    [tool.patchkeeper]
+    upstream = "vllm"
+    <BLANKLINE>
+    [tool.patchkeeper.runtime]
+    package = "x"
+    """
+    lines = ["[project]", f'name = "{name}"', f'version = "{version}"']
+    if dependencies is not None:
+        quoted = ", ".join(f'"{d}"' for d in dependencies)
+        lines.append(f"dependencies = [{quoted}]")
+    lines += ["", f'[project.entry-points."vllm.{group}"]', entry]
+    if package is not None:
+        lines += ["", *([note] if note else []), "[tool.patchkeeper]", 'upstream = "vllm"']
+        lines += [f'pin = "{pin}"'] if pin is not None else []
+        lines += ["", "[tool.patchkeeper.runtime]", f'package = "{package}"']
+    return "\n".join(lines) + "\n"
+
+
 def write_files(root: Path, files: dict[str, str]) -> Path:
     """Write ``files`` (path relative to ``root`` -> text, UTF-8) under ``root``, making
     the folders they need; an existing file is overwritten. Returns ``root``."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from mcp import ClientSession
 from mcp_support import talk, texts
 
-from helpers import Example, LocalIndex, isolate_pip, make_tar, tree_bytes
+from helpers import Example, LocalIndex, make_tar, tree_bytes
 from patchkeeper import __version__
 
 READ_ONLY = [
@@ -153,21 +153,18 @@ def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
 
 
 def test_the_audit_tool_judges_every_release_of_a_range(
-    cli, example: Example, tmp_path: Path, monkeypatch
+    cli, example: Example, tmp_path: Path, local_index: LocalIndex
 ) -> None:
     """What the audit tool's description says: a range in ``to`` is audited release by
     release, fetched from the package index (here one on disk, holding minihttp 1.1), and
     the envelope is the command line's."""
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    isolate_pip(monkeypatch)
-    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
     release = example.new
     members = [
         (f"minihttp-1.1/{path.relative_to(release).as_posix()}", path.read_bytes())
         for path in sorted(release.rglob("*"))
         if path.is_file()
     ]
-    index.publish("minihttp", "minihttp-1.1.tar.gz", make_tar(members))
+    local_index.publish("minihttp", "minihttp-1.1.tar.gz", make_tar(members))
 
     async def conversation(client: ClientSession):
         return await client.call_tool("audit", {**AUDIT, "to": "minihttp>1.0,<2"})

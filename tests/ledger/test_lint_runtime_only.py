@@ -14,25 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from helpers import vllm_plugin_pyproject
+
 #: A plugin's project file as ``init`` leaves it: the requirement the plugin is built
 #: against, its entry point, and the keys the runtime commands read.
-PYPROJECT = """\
-[project]
-name = "vllm-acme"
-version = "0.4.0"
-dependencies = ["vllm==0.31.0", "acme-kernels>=1.2"]
-
-[project.entry-points."vllm.general_plugins"]
-acme = "vllm_acme:register"
-
-# patchkeeper settings, written by patchkeeper init (see docs/starting.md)
-[tool.patchkeeper]
-upstream = "vllm"
-pin = "{pin}"
-
-[tool.patchkeeper.runtime]
-package = "vllm_acme"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-acme",
+    "0.4.0",
+    'acme = "vllm_acme:register"',
+    dependencies=("vllm==0.31.0", "acme-kernels>=1.2"),
+    package="vllm_acme",
+    pin="{pin}",
+    note="# patchkeeper settings, written by patchkeeper init (see docs/starting.md)",
+)
 
 PLUGIN = """\
 def register() -> None:

@@ -14,22 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write_files
+from helpers import vllm_plugin_pyproject, write_files
 
 PATCH_MODULE = (
     "from vllm.v1.engine.core import EngineCore\n\n_orig = EngineCore.__init__\n\n\n"
     "def core_init(self, *args, **kwargs):\n    _orig(self, *args, **kwargs)\n\n\n"
     "def register():\n    EngineCore.__init__ = core_init\n"
 )
-PYPROJECT = """\
-[project]
-name = "vllm-thaw"
-version = "0.6.0"
-dependencies = ["vllm==0.30.0"]
-
-[project.entry-points."vllm.general_plugins"]
-thaw = "thaw_vllm.loader:register"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-thaw", "0.6.0", 'thaw = "thaw_vllm.loader:register"', dependencies=("vllm==0.30.0",)
+)
 SETUPTOOLS = {
     "package-dir": '\n[tool.setuptools.package-dir]\n"" = "python"\n',
     "packages-find": '\n[tool.setuptools.packages.find]\nwhere = ["python"]\n',

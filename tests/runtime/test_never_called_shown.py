@@ -12,15 +12,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import write_files
+from helpers import vllm_plugin_pyproject, write_files
 
-PYPROJECT = """[project]
-name = "vllm-accel"
-version = "0.6.0"
-
-[project.entry-points."vllm.platform_plugins"]
-accel = "vllm_accel.plugin:accel_platform_plugin"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-accel",
+    "0.6.0",
+    'accel = "vllm_accel.plugin:accel_platform_plugin"',
+    group="platform_plugins",
+)
 PLUGIN = """def accel_platform_plugin():
     from vllm_accel import scheduler  # noqa: F401
 

@@ -10,23 +10,16 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from helpers import tree_bytes, write_files
+from helpers import tree_bytes, vllm_plugin_pyproject, write_files
 
-PYPROJECT = """[project]
-name = "vllm-tiny"
-version = "0.1.0"
-dependencies = ["vllm==1.0"]
-
-[project.entry-points."vllm.general_plugins"]
-tiny = "vllm_tiny:register"
-
-[tool.patchkeeper]
-upstream = "vllm"
-pin = "1.0"
-
-[tool.patchkeeper.runtime]
-package = "vllm_tiny"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-tiny",
+    "0.1.0",
+    'tiny = "vllm_tiny:register"',
+    dependencies=("vllm==1.0",),
+    package="vllm_tiny",
+    pin="1.0",
+)
 REGISTER = """from vllm.engine import Engine
 
 _original = Engine.step

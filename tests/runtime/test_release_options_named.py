@@ -12,25 +12,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
+from helpers import LocalIndex, git, make_tar, vllm_plugin_pyproject, write_files
 
-from helpers import LocalIndex, git, isolate_pip, make_tar, write_files
-
-PYPROJECT = """[project]
-name = "vllm-accel"
-version = "0.6.0"
-dependencies = ["vllm==1.0"]
-
-[project.entry-points."vllm.platform_plugins"]
-accel = "vllm_accel.plugin:accel_platform_plugin"
-
-[tool.patchkeeper]
-upstream = "vllm"
-pin = "1.0"
-
-[tool.patchkeeper.runtime]
-package = "vllm_accel"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-accel",
+    "0.6.0",
+    'accel = "vllm_accel.plugin:accel_platform_plugin"',
+    dependencies=("vllm==1.0",),
+    group="platform_plugins",
+    package="vllm_accel",
+    pin="1.0",
+)
 PLUGIN = """def accel_platform_plugin():
     from vllm_accel.patches import worker_patch
 
@@ -74,13 +66,7 @@ def _files(root: Path) -> list[str]:
     return sorted(p.relative_to(root).as_posix() for p in root.rglob("*"))
 
 
-@pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    return tmp_path / "cache"
-
-
-def test_a_mistyped_from_directory_is_named(cli, tmp_path: Path, cache: Path) -> None:
+def test_a_mistyped_from_directory_is_named(cli, tmp_path: Path, private_cache: Path) -> None:
     plugin = _plugin(tmp_path)
 
     run = cli("runtime", "audit", "--from", "../vllm-1.O", "--to", "../vllm-2.0", cwd=plugin)
@@ -94,13 +80,11 @@ def test_a_mistyped_from_directory_is_named(cli, tmp_path: Path, cache: Path) ->
 
 
 def test_a_release_the_index_does_not_hold_is_named(
-    cli, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+    cli, tmp_path: Path, local_index: LocalIndex
 ) -> None:
-    isolate_pip(monkeypatch)
-    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
     for version in ("1.0", "2.0"):
         members = [(f"vllm-{version}/vllm/__init__.py", b""), (f"vllm-{version}/PKG-INFO", b"")]
-        index.publish("vllm", f"vllm-{version}.tar.gz", make_tar(members))
+        local_index.publish("vllm", f"vllm-{version}.tar.gz", make_tar(members))
     plugin = _plugin(tmp_path)
     hint = "  hint: available versions: 1.0, 2.0\n"
 
@@ -120,7 +104,7 @@ def test_a_release_the_index_does_not_hold_is_named(
 
 
 def test_upgrade_of_runtime_patches_finds_both_releases_first(
-    cli, tmp_path: Path, cache: Path
+    cli, tmp_path: Path, private_cache: Path
 ) -> None:
     plugin = _plugin(tmp_path)
     git(plugin, "init", "-q", "-b", "main")

@@ -10,15 +10,15 @@ import json
 import subprocess
 from pathlib import Path
 
-PLATFORM_PLUGIN = """\
-[project]
-name = "vllm-acme"
-version = "0.3.0"
-dependencies = ["torch>=2.5", "vllm==0.32.0"]
+from helpers import vllm_plugin_pyproject
 
-[project.entry-points."vllm.platform_plugins"]
-acme = "vllm_acme:register"
-"""
+PLATFORM_PLUGIN = vllm_plugin_pyproject(
+    "vllm-acme",
+    "0.3.0",
+    'acme = "vllm_acme:register"',
+    dependencies=("torch>=2.5", "vllm==0.32.0"),
+    group="platform_plugins",
+)
 
 DEPENDENCY_ONLY = """\
 [project]

@@ -12,17 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import write_files
+from helpers import vllm_plugin_pyproject, write_files
 
-PYPROJECT = """\
-[project]
-name = "vllm-steer"
-version = "0.1.2"
-dependencies = ["numpy"]
-
-[project.entry-points."vllm.general_plugins"]
-steer = "steer:register"
-"""
+PYPROJECT = vllm_plugin_pyproject(
+    "vllm-steer", "0.1.2", 'steer = "steer:register"', dependencies=("numpy",)
+)
 PATCH_MODULE = (
     "from vllm.v1.engine.core import EngineCore\n\n_orig = EngineCore.__init__\n\n\n"
     "def core_init(self, *args, **kwargs):\n    _orig(self, *args, **kwargs)\n\n\n"

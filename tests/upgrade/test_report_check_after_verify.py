@@ -8,10 +8,9 @@ import json
 import shutil
 from pathlib import Path
 
-import pytest
 from upgrade_support import CHUNKY_SETUP, chunky_downstream, make_checkout
 
-from helpers import LocalIndex, isolate_pip, make_tar, write_files
+from helpers import LocalIndex, make_tar, write_files
 
 
 def _release(version: str, init: str = "") -> dict[str, str]:
@@ -32,13 +31,6 @@ def _publish(index: LocalIndex, version: str, init: str = "") -> str:
     return index.publish("chunky", f"chunky-{version}.tar.gz", data)
 
 
-@pytest.fixture
-def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> LocalIndex:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    isolate_pip(monkeypatch)
-    return LocalIndex.announced(tmp_path / "index", monkeypatch)
-
-
 def _check(cli, down: Path) -> tuple[int, list[tuple[str, str]]]:
     run = cli("report", "--check", "--json", cwd=down)
     findings = json.loads(run.out)["findings"]
@@ -56,14 +48,14 @@ def _verify_steps(cli, tmp_path: Path, down: Path) -> int:
 
 
 def test_verify_fetching_the_pin_leaves_the_record_current(
-    cli, tmp_path: Path, index: LocalIndex
+    cli, tmp_path: Path, local_index: LocalIndex
 ) -> None:
     down = tmp_path / "down"
     write_files(down, chunky_downstream())
     make_checkout(down)
     for version in ("1.0", "1.1"):
         write_files(tmp_path / f"chunky-{version}", _release(version))
-    first = _publish(index, "1.1")
+    first = _publish(local_index, "1.1")
     run = cli("upgrade", "--to", "../chunky-1.1", "--from", "../chunky-1.0", cwd=down)
     assert run.code == 0, run.err
     assert "patchkeeper verify --target COPY" in run.out
@@ -94,7 +86,7 @@ def test_verify_fetching_the_pin_leaves_the_record_current(
 
     # another file under the same name and version is a change, reported
     shutil.rmtree(tmp_path / "cache")
-    second = _publish(index, "1.1", init="EXTRA = 1\n")
+    second = _publish(local_index, "1.1", init="EXTRA = 1\n")
     assert _verify_steps(cli, tmp_path, down) == 1  # COPY drifted from the new file
     changed = (
         "environment-changed",

@@ -231,3 +231,23 @@ def test_a_patch_file_that_does_not_parse_stops_the_upgrade_at_its_runtime_audit
     assert run.code == 0, run.err
     keys = {s["key"] for s in json.loads(run.out)["suggestions"]}
     assert "upplug/patch/late.py::upup.sampler.sample" in keys
+
+
+def test_a_remembered_runtime_audit_of_a_file_that_does_not_parse_stops_the_upgrade(
+    cli, plugin: Path
+) -> None:
+    """The upgrade's runtime audit refuses the file from the audit's own reading of the
+    plugin: also when that audit is the one 'runtime audit' remembered from before, which
+    is not computed again; nothing of it is kept as evidence."""
+    late = plugin / "upplug" / "patch" / "late.py"
+    late.write_text("import upup.sampler\n\n\ndef _sample(x:\n")
+    make_checkout(plugin)
+    audited = cli("runtime", "audit", "--from", "../upup-1.0", "--to", "../upup-2.0", cwd=plugin)
+    assert audited.code == 1, audited.err
+    run = cli("upgrade", "--to", "../upup-2.0", "--from", "../upup-1.0", cwd=plugin)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(
+        f"patchkeeper: error: {late}:4: not valid Python ('(' was never closed): runtime "
+        "audit cannot read this file's patches, and would act as if it had none\n"
+    )
+    assert not (plugin / ".patchkeeper" / "evidence" / "runtime-audit.json").exists()

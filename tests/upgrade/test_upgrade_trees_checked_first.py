@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LocalIndex, git, isolate_pip, make_tar, write_files
+from helpers import LocalIndex, git, make_tar, write_files
 
 PATCH = """From: A Maintainer <maintainer@example.org>
 Subject: Avoid timestamps in the gzip-compressed tables
@@ -101,14 +101,11 @@ def test_a_mistyped_old_pin_directory_starts_no_upgrade(cli, tmp_path: Path) -> 
 
 
 def test_a_release_the_index_does_not_hold_starts_no_upgrade(
-    cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    cli, tmp_path: Path, local_index: LocalIndex
 ) -> None:
-    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
-    isolate_pip(monkeypatch)
-    index = LocalIndex.announced(tmp_path / "index", monkeypatch)
     for version in ("1.0", "2.0"):
         members = [(f"pdfthing-{version}/{p}", t.encode()) for p, t in _release(version).items()]
-        index.publish("pdfthing", f"pdfthing-{version}.tar.gz", make_tar(members))
+        local_index.publish("pdfthing", f"pdfthing-{version}.tar.gz", make_tar(members))
     down = _downstream(tmp_path)
     before = _files(down)
 

@@ -1,5 +1,5 @@
 """Fixtures for the fetch tests: a package index on disk served as file:// (the private cache
-is the root conftest's ``private_cache``).
+is the root conftest's ``private_cache``, the index its ``local_index``).
 
 The local index is a PEP 503 "simple" index written by the test (``simple/<project>/index.html``
 with ``<a href="../../files/FILE#sha256=...">`` links), announced to pip through
@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import io
 import zipfile
-from pathlib import Path
 
 import pytest
 
-from helpers import LocalIndex, isolate_pip, make_tar
+from helpers import isolate_pip, make_tar
 
 
 @pytest.fixture
@@ -23,14 +22,6 @@ def pip_isolated(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     """No pip configuration file and no ``PIP_*`` index variable; the test sets its own."""
     isolate_pip(monkeypatch)
     return monkeypatch
-
-
-@pytest.fixture
-def local_index(
-    tmp_path: Path, private_cache: Path, pip_isolated: pytest.MonkeyPatch
-) -> LocalIndex:
-    """An empty local index that pip (and so patchkeeper) is configured to use, alone."""
-    return LocalIndex.announced(tmp_path / "index", pip_isolated)
 
 
 def make_zip(members: list[tuple[str, bytes]]) -> bytes:

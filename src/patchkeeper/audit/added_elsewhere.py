@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from patchkeeper.audit.hunk_refs import hunk_ref
+from patchkeeper.audit.hunk_refs import hunk_namer
 from patchkeeper.audit.reapplied import files_before_diffs
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import language_of
@@ -90,7 +90,9 @@ def added_elsewhere(
         for hunk in diff.hunks
     ):
         return None
-    refs = [_Ref(diff.path, hunk.index, hunk.header) for diff in patch.files for hunk in diff.hunks]
+    name = hunk_namer(
+        _Ref(diff.path, hunk.index, hunk.header) for diff in patch.files for hunk in diff.hunks
+    )
     found: list[str] = []
     for diff, state in files_before_diffs(before, patch.files):
         if state is None or diff.old_path != diff.path or diff.is_deletion or not diff.hunks:
@@ -106,7 +108,7 @@ def added_elsewhere(
             starts = _starts(here, run)
             if len(starts) <= len(_starts(there, run)):
                 return None
-            ref = hunk_ref(_Ref(diff.path, hunk.index, hunk.header), refs)
+            ref = name(_Ref(diff.path, hunk.index, hunk.header))
             found.append(f"{ref} at line {starts[0]}")
     return (
         f"the new release already has the lines it inserts, whole, elsewhere in the file "

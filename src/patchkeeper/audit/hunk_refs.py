@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 from typing import Protocol
 
 #: The ranges of a hunk header, without the function name after the second ``@@``.
@@ -29,9 +29,45 @@ class HunkStatus(Protocol):
     def header(self) -> str: ...
 
 
-def hunk_ref(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
+class HunkNamer:
+    """Names the hunks of one patch, with ``among`` (every hunk of the patch) counted once:
+    a patch of thousands of hunks is not counted again for each hunk it names.
+
+    >>> from types import SimpleNamespace as S
+    >>> one, two = S(path="a.py", index=1, header="@@ -1 +1 @@"), S(path="a.py", index=2, header="")
+    >>> name = hunk_namer([one, two, S(path="a.py", index=1, header="@@ -9 +9 @@")])
+    >>> name(one), name(two), name.ranges(one), name.ranges(two)
+    ('a.py #1 (@@ -1 +1 @@)', 'a.py #2', ' (@@ -1 +1 @@)', '')
+    """
+
+    __slots__ = ("_counts",)
+
+    def __init__(self, among: Iterable[HunkStatus]) -> None:
+        self._counts = Counter((s.path, s.index) for s in among)
+
+    def __call__(self, status: HunkStatus) -> str:
+        """``path #index`` of ``status``, with :meth:`ranges`."""
+        return f"{status.path} #{status.index}{self.ranges(status)}"
+
+    def ranges(self, status: HunkStatus) -> str:
+        """`` (@@ -A,B +C,D @@)`` (the ranges of ``status``'s header) when another hunk has
+        the same path and number, else ``""``: for text that names a hunk otherwise
+        (``pkg/x.py hunk #1 (@@ -9,3 +9,3 @@) not applied``)."""
+        if self._counts[(status.path, status.index)] < 2:
+            return ""
+        found = _RANGES.match(status.header)
+        return f" ({found.group() if found else status.header})"
+
+
+def hunk_namer(among: Iterable[HunkStatus]) -> HunkNamer:
+    """The :class:`HunkNamer` of the patch whose hunks are ``among``."""
+    return HunkNamer(among)
+
+
+def hunk_ref(status: HunkStatus, among: Iterable[HunkStatus]) -> str:
     """``path #index`` of ``status``; with `` (@@ -A,B +C,D @@)`` (its header's ranges)
     when another hunk of ``among`` (every hunk of the patch) has the same path and number.
+    For one hunk; naming several of one patch, use :func:`hunk_namer` once.
 
     >>> from types import SimpleNamespace as S
     >>> one = S(path="a.py", index=1, header="@@ -1 +1 @@ def f")
@@ -42,48 +78,9 @@ def hunk_ref(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
     >>> hunk_ref(one, [one, two, other]), hunk_ref(other, [one, two, other])
     ('a.py #1 (@@ -1 +1 @@)', 'a.py #1 (@@ -9,2 +9,3 @@)')
     """
-    return f"{status.path} #{status.index}{shared_ranges(status, among)}"
+    return hunk_namer(among)(status)
 
 
-def shared_ranges(status: HunkStatus, among: Sequence[HunkStatus]) -> str:
-    """`` (@@ -A,B +C,D @@)`` (the ranges of ``status``'s header) when another hunk of
-    ``among`` (every hunk of the patch) has the same path and number, else ``""``: what
-    :func:`hunk_ref` adds to ``path #index``, for text that names a hunk otherwise
-    (``pkg/x.py hunk #1 (@@ -9,3 +9,3 @@) not applied``).
-
-    >>> from types import SimpleNamespace as S
-    >>> one = S(path="a.py", index=1, header="@@ -1 +1 @@ def f")
-    >>> shared_ranges(one, [one]), shared_ranges(one, [one, S(path="a.py", index=1, header="")])
-    ('', ' (@@ -1 +1 @@)')
-    """
-    same = sum(1 for s in among if s.path == status.path and s.index == status.index)
-    if same < 2:
-        return ""
-    found = _RANGES.match(status.header)
-    return f" ({found.group() if found else status.header})"
-
-
-def hunk_namer(among: Sequence[HunkStatus]) -> Callable[[HunkStatus], str]:
-    """:func:`hunk_ref` with ``among`` counted once: for naming many hunks of one patch,
-    which :func:`hunk_ref` would count again for each (a patch of thousands of hunks).
-
-    >>> from types import SimpleNamespace as S
-    >>> one, two = S(path="a.py", index=1, header="@@ -1 +1 @@"), S(path="a.py", index=2, header="")
-    >>> name = hunk_namer([one, two, S(path="a.py", index=1, header="@@ -9 +9 @@")])
-    >>> name(one), name(two)
-    ('a.py #1 (@@ -1 +1 @@)', 'a.py #2')
-    """
-    counts = Counter((s.path, s.index) for s in among)
-
-    def name(status: HunkStatus) -> str:
-        if counts[(status.path, status.index)] < 2:
-            return f"{status.path} #{status.index}"
-        found = _RANGES.match(status.header)
-        return f"{status.path} #{status.index} ({found.group() if found else status.header})"
-
-    return name
-
-
-def hunk_refs(chosen: Iterable[HunkStatus], among: Sequence[HunkStatus]) -> str:
+def hunk_refs(chosen: Iterable[HunkStatus], among: Iterable[HunkStatus]) -> str:
     """The :func:`hunk_ref` of each of ``chosen``, joined by ``", "``."""
     return ", ".join(map(hunk_namer(among), chosen))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from patchkeeper.audit.hunk_refs import hunk_ref
+from patchkeeper.audit.hunk_refs import hunk_namer
 from patchkeeper.series.engine import FileOutcome, FileState, PatchOutcome
 from patchkeeper.series.hunks import landed_lines, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk
@@ -86,11 +86,11 @@ def already_applied(before: Mapping[str, FileState | None], outcome: PatchOutcom
     A second diff of a file is checked in the file the first left
     (:func:`files_before_diffs`); the evidence gives lines of the file before the patch.
     """
-    named = [
+    name = hunk_namer(
         _Named(file.path, p.hunk.index, p.hunk.header)
         for file in outcome.files
         for p in file.placements
-    ]
+    )
     found: list[tuple[_Named, int]] = []
     states = files_before_diffs(before, (file.diff for file in outcome.files))
     for number, (file, (diff, state)) in enumerate(zip(outcome.files, states)):
@@ -109,7 +109,7 @@ def already_applied(before: Mapping[str, FileState | None], outcome: PatchOutcom
                 return None
             found.append((_Named(file.path, hunk.index, hunk.header), _line_before(where, earlier)))
             shift += len(hunk.post_image) - len(hunk.pre_image)
-    evidence = ", ".join(f"{hunk_ref(ref, named)} at line {line}" for ref, line in found)
+    evidence = ", ".join(f"{name(ref)} at line {line}" for ref, line in found)
     return (
         f"the new upstream already has its post-image ({evidence}); the patch still applies "
         "only further on, where it would add its lines a second time"

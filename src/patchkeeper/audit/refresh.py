@@ -63,7 +63,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.audit.hunk_refs import hunk_ref
+from patchkeeper.audit.hunk_refs import hunk_namer
 from patchkeeper.audit.hunk_verdicts import APPLIES, FAILS, HunkVerdict
 from patchkeeper.audit.new_places import common_ends
 from patchkeeper.errors import GitError
@@ -785,7 +785,8 @@ def moved_refreshed(
         if done is None or changed_lines(state.lines, done[0]) != _own_lines([one]):
             return None
         files[path] = FileState(tuple(done[0]), state.mode)
-    where = ", ".join(f"{hunk_ref(s, statuses)} in {s.moved_to}" for s in moved)
+    name = hunk_namer(statuses)
+    where = ", ".join(f"{name(s)} in {s.moved_to}" for s in moved)
     return Refreshed(
         files,
         f"its code moved to another file, where it lands with its + and - lines unchanged: {where}",

@@ -13,7 +13,6 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
-from itertools import accumulate
 
 from patchkeeper.series.engine import FileState, Workspace
 from patchkeeper.series.filekinds import CODE, kind_of, language_of
@@ -234,12 +233,6 @@ def respelled_as(
     return best[1].decode("utf-8", "replace") if best else None
 
 
-#: The offset in its file's bytes at which each line starts, by the lines' ``id`` (the
-#: lines kept, so that the id is not reused): :func:`respelled_as` looks at one file for
-#: every added line of a patch.
-_STARTS: dict[int, tuple[tuple[bytes, ...], list[int]]] = {}
-
-
 def _holding(state: FileState, keys: tuple[bytes, ...]) -> list[int]:
     """The 0-based numbers of the lines of ``state`` that hold one of ``keys``, in order:
     found by searching the file's bytes for each key (no key holds a line break, so a key
@@ -250,13 +243,7 @@ def _holding(state: FileState, keys: tuple[bytes, ...]) -> list[int]:
     >>> _holding(FileState(lines), (b"alpha", b"beta"))
     [0, 2, 3]
     """
-    lines, data = state.lines, state.data
-    cached = _STARTS.get(id(lines))
-    if cached is None or cached[0] is not lines:
-        if len(_STARTS) > 64:
-            _STARTS.clear()
-        cached = _STARTS[id(lines)] = (lines, list(accumulate(map(len, lines), initial=0)))
-    starts = cached[1]
+    data, starts = state.data, state.line_starts
     found: set[int] = set()
     for key in keys:
         at = data.find(key)

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from patchkeeper.audit.hunk_refs import HunkStatus, hunk_ref, hunk_refs
+from patchkeeper.audit.hunk_refs import HunkStatus, hunk_namer
 from patchkeeper.series.filekinds import CODE, CONFIG, NOTES, kind_of
 
 #: The share of a code file's substantive added lines that must be in the new upstream for
@@ -97,8 +97,9 @@ def code_upstream(statuses: Sequence[_Status], kind: str = CODE) -> str | None:
     judged = [s for s in statuses if decides(s.path, kind)]
     if not judged or any(s.status != PRESENT for s in judged):
         return None
-    present = hunk_refs(judged, statuses)
-    rest = [f"{hunk_ref(s, statuses)} {s.status}" for s in statuses if not decides(s.path, kind)]
+    ref = hunk_namer(statuses)
+    present = ", ".join(map(ref, judged))
+    rest = [f"{ref(s)} {s.status}" for s in statuses if not decides(s.path, kind)]
     name = "code" if kind == CODE else kind
     text = f"every {name} hunk's post-image is there ({present})"
     if kind != CODE:

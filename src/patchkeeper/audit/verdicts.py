@@ -444,12 +444,13 @@ def _count(statuses: Sequence[HunkVerdict], status: str) -> int:
 def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
     """Where the failing hunks' context is now, when another file holds it."""
     parts = []
+    name = hunk_namer(statuses)
     for s in statuses:
         if s.moved_to is None or s.status == PRESENT:
             continue
         line = f"line {s.moved_line}, " if s.moved_line else ""
         counts = f"{s.moved_found} of {s.moved_total} context lines there"
-        parts.append(f"{hunk_ref(s, statuses)}: its context is in {s.moved_to} ({line}{counts})")
+        parts.append(f"{name(s)}: its context is in {s.moved_to} ({line}{counts})")
     return "; ".join(parts)
 
 

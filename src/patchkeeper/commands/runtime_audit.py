@@ -29,7 +29,8 @@ from patchkeeper.jsonable import JsonReady
 from patchkeeper.progress import warn
 from patchkeeper.record import evidence_store
 from patchkeeper.runtime import remembered
-from patchkeeper.runtime.settings import RuntimeAuditRequest
+from patchkeeper.runtime.inventory.unparsed import refuse_unparsed, unparsed_audited
+from patchkeeper.runtime.settings import RuntimeAuditRequest, located_settings
 from patchkeeper.upstream.requirements import check_release_option, check_same_project, downgrade
 
 
@@ -39,10 +40,14 @@ def run(
     *,
     argv: Sequence[str] | None = None,
     save_evidence: bool | None = None,
+    refuse_unparsed_as: str | None = None,
 ) -> JsonReady:
     """Audit the plugin's runtime patches from upstream ``request.old`` to ``request.new``
     (directories or requirements) and keep the result in the evidence store, with ``argv``
-    (the command line; default: the one that asks for this audit).
+    (the command line; default: the one that asks for this audit). With
+    ``refuse_unparsed_as`` (the command to name, ``"runtime audit"``), a patch file Python
+    cannot read stops the audit before its result is kept (:func:`patchkeeper.runtime.
+    inventory.unparsed.refuse_unparsed`), found by the audit's own scan of the plugin.
 
     Returns:
         The :class:`~patchkeeper.runtime.judge.runtime_audit.RuntimeAudit` with its JSON, or
@@ -54,7 +59,8 @@ def run(
     a warning says so on standard error (:func:`patchkeeper.upstream.requirements.
     downgrade`); the audit still runs.
 
-    Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
+    Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`;
+        :class:`~patchkeeper.errors.TargetError`: as ``refuse_unparsed_as`` asks.
     """
     upstream, source = (config.upstream, config.source) if config else (None, None)
     check_release_option(request.old, OPTION_FROM, upstream, source)
@@ -64,6 +70,9 @@ def run(
     if backwards:
         warn(backwards)
     result = remembered.audit(config, request)
+    if refuse_unparsed_as is not None:
+        root = located_settings(config, request).root
+        refuse_unparsed(unparsed_audited(result), root, refuse_unparsed_as)
     line = command_line(["runtime", "audit"], request_options(command, request), argv)
     evidence_store.keep(config, "runtime audit", result, line, save_evidence)
     return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from patchkeeper.audit.hunk_refs import shared_ranges
+from patchkeeper.audit.hunk_refs import hunk_namer
 from patchkeeper.render import text_renderer
 from patchkeeper.render.console import table
 from patchkeeper.system.english import plural
@@ -114,12 +114,12 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
         name = shown_name(patch.name)
         if patch.state == "applied" or (patch.state == "not applied" and not detailed):
             continue
-        among = (*patch.applied_hunks, *patch.missing_hunks)
+        ranges = hunk_namer((*patch.applied_hunks, *patch.missing_hunks)).ranges
         for ref in patch.applied_hunks:
-            hunk = f"{ref.path} hunk #{ref.index}{shared_ranges(ref, among)}"
+            hunk = f"{ref.path} hunk #{ref.index}{ranges(ref)}"
             out.append(f"    {name}: {hunk} applied (line {ref.line})")
         for ref in patch.missing_hunks:
-            hunk = f"{ref.path} hunk #{ref.index}{shared_ranges(ref, among)}"
+            hunk = f"{ref.path} hunk #{ref.index}{ranges(ref)}"
             out.append(f"    {name}: {hunk} not applied")
         for problem in getattr(patch, "problems", ()):
             out.append(f"    {name}: {problem}")

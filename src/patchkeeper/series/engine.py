@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from patchkeeper.series.hunks import (
     FilePatchResult,
@@ -49,7 +50,7 @@ class FileState:
         raw: the content as one ``bytes``, when the state is made from it.
     """
 
-    __slots__ = ("_lines", "_raw", "mode")
+    __slots__ = ("_lines", "_raw", "_starts", "mode")
 
     def __init__(
         self,
@@ -60,6 +61,7 @@ class FileState:
         self._lines = lines if raw is None or lines else None
         self.mode = mode
         self._raw = raw
+        self._starts: list[int] | None = None
 
     @property
     def lines(self) -> tuple[bytes, ...]:
@@ -76,6 +78,19 @@ class FileState:
         if raw is None:
             raw = self._raw = b"".join(self._lines or ())
         return raw
+
+    @property
+    def line_starts(self) -> list[int]:
+        """The offset in :attr:`data` at which each line starts, and its length last (made on
+        first use): for finding the line a byte offset lies in with :func:`bisect.bisect_right`.
+
+        >>> FileState((b"ab\\n", b"\\n", b"c")).line_starts
+        [0, 3, 4, 5]
+        """
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = list(accumulate(map(len, self.lines), initial=0))
+        return starts
 
     @property
     def empty(self) -> bool:
@@ -115,7 +130,7 @@ class FileState:
         return self.data, self.mode
 
     def __setstate__(self, state: tuple[bytes, int | None]) -> None:
-        self._lines, self._raw = None, state[0]
+        self._lines, self._raw, self._starts = None, state[0], None
         self.mode = state[1]
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from patchkeeper.series.model import ADDED, CONTEXT, REMOVED, Hunk
 
@@ -481,8 +482,8 @@ def patch_lines(
     last_frozen = 0
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
-    file_crlf: bool | None = None
-    positions: dict[bytes, list[int]] | None = None  # both once per file, for failures
+    file_endings: FileEndings | None = None
+    positions: dict[bytes, list[int]] | None = None  # all three once per file, for failures
     stripped: dict[bytes, list[int]] | None = None
     for index, hunk in enumerate(hunks):
         known = at[index] if index < len(at) else None
@@ -498,9 +499,8 @@ def patch_lines(
             if positions is None:  # once per file: only a failure needs it
                 positions = line_positions(lines)
             closest = closest_match(lines, pattern, guess, positions)
-            if file_crlf is None:  # once per file: only a failure needs it
-                file_crlf = any(line.endswith(b"\r\n") for line in lines)
-            endings = line_ending_mismatch(lines, hunk, reverse, file_crlf=file_crlf)
+            file_endings = file_endings or FileEndings(lines)
+            endings = line_ending_mismatch(lines, hunk, reverse, file_endings)
             if not endings:
                 stripped = stripped if stripped is not None else stripped_lines(lines)
                 endings = trailing_space_mismatch(lines, hunk, reverse, stripped)
@@ -737,32 +737,66 @@ def trailing_space_mismatch(
     return ""
 
 
+class FileEndings:
+    """One file's line endings as :func:`line_ending_mismatch` reads them, each read on first
+    use and then kept for the file's other failing hunks.
+
+    >>> endings = FileEndings([b"a\\r\\n", b"b\\n", b"a\\n"])
+    >>> endings.crlf, endings.plain_positions, endings.style
+    (True, {b'a\\n': [0, 2], b'b\\n': [1]}, 'a mix of CRLF and LF')
+    """
+
+    def __init__(self, lines: Sequence[bytes]) -> None:
+        self.lines = lines
+
+    @cached_property
+    def crlf(self) -> bool:
+        """Whether any line ends in CRLF."""
+        return any(line.endswith(b"\r\n") for line in self.lines)
+
+    @cached_property
+    def plain_positions(self) -> dict[bytes, list[int]]:
+        """Where each line stands (0-based, in order), by its text with CRLF read as LF."""
+        out: dict[bytes, list[int]] = {}
+        for number, line in enumerate(self.lines):
+            out.setdefault(_plain(line), []).append(number)
+        return out
+
+    @cached_property
+    def style(self) -> str:
+        """The lines' :func:`line_ending_style`."""
+        return line_ending_style(self.lines)
+
+
 def line_ending_mismatch(
-    lines: Sequence[bytes], hunk: Hunk, reverse: bool, *, file_crlf: bool | None = None
+    lines: Sequence[bytes], hunk: Hunk, reverse: bool, endings: FileEndings | None = None
 ) -> str:
     """Why a hunk fails when only line endings keep it from matching, else ``""``.
 
     Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
     the failure is the line endings (GNU patch: "(different line endings)"), and the message
-    names both styles. ``file_crlf``: whether any line of ``lines`` ends in CRLF, when the
-    caller knows.
+    names both styles. ``endings``: the :class:`FileEndings` of ``lines``, when the caller
+    has it (one file's many hunks).
     """
     pattern, _ = images(hunk, reverse)
     if not pattern:
         return ""
     plain_pattern = [_plain(line) for line in pattern]
-    if file_crlf is None:
-        file_crlf = any(line.endswith(b"\r\n") for line in lines)
-    if plain_pattern == list(pattern) and not file_crlf:
+    endings = endings or FileEndings(lines)
+    if plain_pattern == list(pattern) and not endings.crlf:
         return ""
-    plain_lines = [_plain(line) for line in lines]
     size = len(plain_pattern)
-    starts = range(len(plain_lines) - size + 1)
+    # a window that matches with CRLF read as LF starts with a line that does too; so does
+    # one that matches as it is
+    positions = endings.plain_positions.get(plain_pattern[0], [])
+    starts = [start for start in positions if start <= len(lines) - size]
     if any(list(lines[start : start + size]) == list(pattern) for start in starts):
         return ""  # the lines occur as they are: the endings are not what keeps them out
-    if not any(plain_lines[start : start + size] == plain_pattern for start in starts):
+    if not any(
+        [_plain(line) for line in lines[start : start + size]] == plain_pattern for start in starts
+    ):
         return ""
-    file_style = line_ending_style(lines)
+    file_style = endings.style
     patch_style = line_ending_style(pattern)
     if file_style == patch_style:
         return ""

@@ -103,7 +103,8 @@ from patchkeeper.upstream.requirements import check_new_release
 class Steps:
     """The feature functions of the steps, each called as its command calls it:
     ``audit(config, AuditRequest(to), save_evidence=True)``, ``runtime_audit(config,
-    RuntimeAuditRequest(old=, new=), save_evidence=True)``, ``decide(config)``,
+    RuntimeAuditRequest(old=, new=), save_evidence=True, refuse_unparsed_as="runtime
+    audit")``, ``decide(config)``,
     ``runtime_port(config, RuntimePortRequest(old=, new=, write=True))``, ``port(config,
     PortRequest(to, source, in_place=True, action=), save_evidence=True)``,
     ``report(config)``."""
@@ -667,17 +668,15 @@ def _audit(run: _Run) -> dict[str, Any]:
 def _runtime_audit(run: _Run) -> dict[str, Any]:
     from patchkeeper.record import evidence_store
     from patchkeeper.record.patch_evidence import runtime_items
-    from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
-    from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
-    from patchkeeper.runtime.settings import RuntimeAuditRequest, resolve_settings
+    from patchkeeper.runtime.settings import RuntimeAuditRequest
 
     # A patch file Python cannot read is left out of the audit: the decisions, the port and
     # the record would go on without its patches, and once the file is fixed '--continue'
     # would resume after the audit, so they would never be audited. Stop here instead.
-    settings = resolve_settings(run.config)
-    refuse_unparsed(scan_plugin(settings).inventory, settings.root, "runtime audit")
     request = RuntimeAuditRequest(old=run.state.source, new=run.state.to)
-    result = run.steps.runtime_audit(run.config, request, save_evidence=True)
+    result = run.steps.runtime_audit(
+        run.config, request, save_evidence=True, refuse_unparsed_as="runtime audit"
+    )
     items = runtime_items(run.config, evidence_store.load_all(run.config))
     look = [
         {"kind": "runtime", "key": i.key, "verdict": i.verdict, "evidence": list(i.evidence)}

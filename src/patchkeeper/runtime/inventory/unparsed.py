@@ -12,9 +12,11 @@ read and exit 1.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from patchkeeper.errors import Finding, TargetError
+from patchkeeper.jsonable import JsonReady, from_jsonable
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE
 from patchkeeper.runtime.model import Inventory
 
@@ -70,14 +72,25 @@ def describe(finding: Finding, root: Path | None = None) -> str:
     return f"{finding.where()}: not valid Python ({finding.message})"
 
 
-def refuse_unparsed(inventory: Inventory, root: Path, command: str) -> None:
-    """Stop ``command`` (e.g. ``"runtime lock"``) when a patch file does not parse.
+def unparsed_audited(audit: JsonReady) -> tuple[Finding, ...]:
+    """:func:`unparsed` of the inventory of a runtime audit
+    (:class:`patchkeeper.runtime.judge.results.RuntimeAudit`) with its JSON, read from the
+    JSON: a remembered audit is not computed again to tell."""
+    findings = json.loads(audit.body).get("inventory", {}).get("findings", ())
+    return tuple(
+        from_jsonable(Finding, f) for f in findings if f.get("code") in ("syntax", "unreadable")
+    )
+
+
+def refuse_unparsed(inventory: Inventory | tuple[Finding, ...], root: Path, command: str) -> None:
+    """Stop ``command`` (e.g. ``"runtime lock"``) when a patch file does not parse: one the
+    ``inventory`` found, or one of its :func:`unparsed` findings, given.
 
     Raises:
         TargetError: naming the first such file (under ``root``, the plugin root) and its
             line, and how many others there are.
     """
-    found = unparsed(inventory)
+    found = inventory if isinstance(inventory, tuple) else unparsed(inventory)
     if not found:
         return
     first = found[0]

@@ -33,7 +33,7 @@ from patchkeeper.constants import DecisionWord
 from patchkeeper.runtime.judge.absent_before import absent_before
 from patchkeeper.runtime.judge.added_upstream import all_added_upstream
 from patchkeeper.runtime.judge.samecode import same_ast
-from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution
+from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution, outside_upstream
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.astwalk import of_kinds
@@ -451,7 +451,7 @@ def decide(
     (:meth:`patchkeeper.runtime.judge.registrations.Registration.described`), ``""`` when
     it does not: a key upstream has, though its registry's definition does not hold it."""
     if new.status == OUTSIDE:
-        return Drift(NOT_AUDITED, (f"{entry.target} is outside the audited upstream packages",))
+        return Drift(NOT_AUDITED, (outside_upstream(entry.target),))
     if new.status != FOUND and old.status != FOUND:
         # moved or removed only when the name was at that path in the old release
         where = (

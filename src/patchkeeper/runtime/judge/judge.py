@@ -181,7 +181,7 @@ from patchkeeper.runtime.judge.hooks import candidates
 from patchkeeper.runtime.judge.keywords import lost_names, starred_decision
 from patchkeeper.runtime.judge.landed import BACKPORT, attribute_landed, signature_landed
 from patchkeeper.runtime.judge.missing import missing_target
-from patchkeeper.runtime.judge.never_imported import never_imported
+from patchkeeper.runtime.judge.never_imported import never_imported, retained_outside
 from patchkeeper.runtime.judge.newer_imports import written_ahead
 from patchkeeper.runtime.judge.noise import forwards_extra
 from patchkeeper.runtime.judge.overruled import overruled
@@ -401,12 +401,7 @@ def _judged(case: Case) -> Drift | Pending | TookIn:
         )
         return TookIn(took)
     if drift.decision == NOT_AUDITED:
-        return with_decision(
-            drift,
-            RETAIN,
-            f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
-            "change it",
-        )
+        return retained_outside(drift, entry.target)
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
     if new.status != FOUND:

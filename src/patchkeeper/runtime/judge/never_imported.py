@@ -18,6 +18,8 @@ stays in the evidence: deleting dead code is a cleanup apart from the upgrade.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from patchkeeper.runtime.inventory.activation import IMPORTED_UNCALLED, MAYBE, UNCALLED
 from patchkeeper.runtime.inventory.file_facts import MODULE_SCOPE
 from patchkeeper.runtime.judge.drift import (
@@ -28,7 +30,19 @@ from patchkeeper.runtime.judge.drift import (
     Drift,
     with_decision,
 )
+from patchkeeper.runtime.lookup.resolve import outside_upstream
 from patchkeeper.runtime.model import Activation, PatchEntry
+
+
+def retained_outside(drift: Drift, target: str, more: str = "") -> Drift:
+    """``drift`` (*not audited*: ``target`` is outside the audited upstream) with *retain*,
+    its reason the :func:`~patchkeeper.runtime.lookup.resolve.outside_upstream` evidence it
+    has, said once: ``X is not part of the upstream being upgraded: this upgrade does not
+    change it``, then ``more``."""
+    outside = outside_upstream(target)
+    kept = tuple(e for e in drift.evidence if e != outside)
+    reason = f"{outside}: this upgrade does not change it{more}"
+    return replace(drift, decision=RETAIN, evidence=(reason, *kept))
 
 
 def never_imported(entry: PatchEntry, activation: Activation, drift: Drift) -> Drift:
@@ -44,11 +58,10 @@ def never_imported(entry: PatchEntry, activation: Activation, drift: Drift) -> D
             f"{activation.untraced}: find out whether it runs before removing it",
         )
     if drift.decision == NOT_AUDITED:
-        return with_decision(
+        return retained_outside(
             drift,
-            RETAIN,
-            f"{entry.target} is not part of the upstream being upgraded: this upgrade does not "
-            f"change it; the plugin's loading does not reach it either (never imported "
+            entry.target,
+            f"; the plugin's loading does not reach it either (never imported "
             f"({note})): another library's patch may be imported by that library's users; if "
             "nothing imports it, delete it apart from this upgrade",
         )

@@ -25,6 +25,12 @@ NOT_SEARCHED = "not-searched"
 MAX_CANDIDATES = 10
 
 
+def outside_upstream(target: str) -> str:
+    """The evidence for a target that is :data:`OUTSIDE` (another library's, or a name that
+    is no module's): the upgrade cannot change it."""
+    return f"{target} is not part of the upstream being upgraded"
+
+
 @dataclass(frozen=True)
 class Resolution:
     """Where a target is in one tree.
