@@ -429,3 +429,31 @@ def test_export_refuses_a_series_entry_linked_outside_the_series_directory(
         assert (link.is_symlink(), os.readlink(link)) == (True, str(shared))
         assert shared.read_bytes() == before
         assert (downstream / "patches" / "series").read_bytes() == series_before
+
+
+@pytest.mark.parametrize("inside", [True, False])
+def test_export_refuses_an_output_link_the_series_does_not_list(
+    downstream: Path, topics: Path, capsys, inside: bool
+) -> None:
+    """``-o`` naming a symbolic link the series does not list, leading into the series
+    directory or out of it: the write replaced the link with the patch after reading the
+    linked file as its form. It is refused, naming the link and where it leads."""
+    patches = downstream / "patches"
+    shared = patches / "size-knob.patch" if inside else downstream.parent / "shared.patch"
+    if not inside:
+        shared.write_bytes(b"Kept elsewhere.\n")
+    before = shared.read_bytes()
+    link = patches / "alias.patch"
+    link.symlink_to(shared)
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "export", "work~1", "-o", str(link)]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {link}: a symbolic link to {shared}: export does not write "
+        "through it, and nothing was written\n"
+        "  hint: pass -o the file it leads to, or a path that is not a link\n"
+    )
+    assert (link.is_symlink(), os.readlink(link), shared.read_bytes()) == (
+        True,
+        str(shared),
+        before,
+    )

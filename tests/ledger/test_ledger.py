@@ -403,3 +403,39 @@ def test_a_dep3_ledger_with_a_kind_what_retired_table_keeps_its_columns(tmp_path
     assert ledger_file.read_text().endswith(
         old + "| size | vendor | Read the size from PKG_SIZE | 1.1 | x |\n<!-- retired:end -->\n"
     )
+
+
+def test_retire_keeps_the_columns_a_user_added_to_the_retired_table(
+    downstream: Path, capsys
+) -> None:
+    """A Retired table with a column of the user's own (``Ticket``, between ``kind`` and
+    ``what``, titles capitalised): the new row followed retire's own five columns, so its
+    what stood under ``Ticket``. Each cell goes under its title; the user's column gets the
+    patch's header of that name (``Ticket:``), or stays empty."""
+    ledger = downstream / "PATCHES.md"
+    ledger.write_text(
+        ledger.read_text() + "\n## Retired\n\n<!-- retired:begin -->\n"
+        "| Patch | Kind | Ticket | What | Retired at | Why |\n|---|---|---|---|---|---|\n"
+        "| old-fix | fix | OPS-1 | an old fix | 1.0 | pkg #3 |\n"
+        "<!-- retired:end -->\n"
+    )
+    patch = downstream / "patches" / "extra-module.patch"
+    patch.write_text(
+        patch.read_text().replace("What: adds pkg.extra", "What: adds pkg.extra\nTicket: OPS-7")
+    )
+    argv = ["-C", str(downstream), "retire", "extra-module.patch", "--at", "1.1", "--why", "x"]
+    assert main(argv) == 0
+    argv = ["-C", str(downstream), "retire", "size-knob.patch", "--at", "1.1", "--why", "y"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    text = ledger.read_text()
+    assert text[text.index("<!-- retired:begin -->") :] == (
+        "<!-- retired:begin -->\n"
+        "| Patch | Kind | Ticket | What | Retired at | Why |\n|---|---|---|---|---|---|\n"
+        "| old-fix | fix | OPS-1 | an old fix | 1.0 | pkg #3 |\n"
+        "| extra-module | feature | OPS-7 | adds pkg.extra | 1.1 | x |\n"
+        "| size-knob | local |  | size read from PKG_SIZE \\| env | 1.1 | y |\n"
+        "<!-- retired:end -->\n"
+    )
+    assert main(argv) == 2
+    assert "size-knob.patch is retired already (at 1.1)" in capsys.readouterr().err

@@ -75,10 +75,17 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         ("import-error", "missing_dependency")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
-    # the text names an upstream package the failed call left unimported so, not "None"
+    # the upstream is imported before the plugin's entry points, as the upstream imports
+    # them: its file is named though the plugin's call failed
     from patchkeeper.render.runtime import check_text
 
-    assert "file of tinyup: not imported" in check_text(result).splitlines()
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    assert f"file of tinyup: {site}/tinyup/__init__.py" in check_text(result).splitlines()
 
 
 def test_an_interpreter_without_the_plugin_or_upstream_is_refused(runtime_trees: Path, cli):
@@ -160,3 +167,49 @@ def test_a_timeout_that_is_no_time_limit_is_refused(
               cwd=runtime_trees / "plugin")  # fmt: skip
     assert (run.code, run.out) == (2, "")
     assert run.err.splitlines()[-1] == f"Error: Invalid value for '--timeout': {said}"
+
+
+@pytest.mark.parametrize(
+    ("init", "error", "fix"),
+    [
+        (
+            "import torch_of_the_test  # noqa: F401\n",
+            "ModuleNotFoundError: No module named 'torch_of_the_test'",
+            "install torch_of_the_test in that environment ({python} -m pip install ...)",
+        ),
+        (
+            'raise ImportError("libcuda.so.1: cannot open shared object file")\n',
+            "ImportError: libcuda.so.1: cannot open shared object file",
+            "make `{python} -c 'import tinyup'` work in that environment",
+        ),
+    ],
+)
+def test_an_upstream_found_but_failing_to_import_is_refused(
+    runtime_trees: Path, tmp_path: Path, cli, init: str, error: str, fix: str
+) -> None:
+    """An upstream package the interpreter finds but whose import raises ``ImportError`` (a
+    dependency missing) left every patch unchecked with "entry point ok" and exit 0 (or each
+    entry "missing"): it is exit 2, naming the error, where it was raised and what to do."""
+    env_dir = tmp_path / "env"
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    fake = tmp_path / "fake"
+    (fake / "tinyup").mkdir(parents=True)
+    (fake / "tinyup" / "__init__.py").write_text(init)
+    Path(site, "tinyup.pth").write_text(f"{fake}\n")
+    Path(site, "metaplug.pth").write_text(f"{runtime_trees / 'plugin'}\n")
+    run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {python}: tinyup is found but cannot be imported by this "
+        f"interpreter (Python {version}): {error} (raised at {fake}/tinyup/__init__.py:1)\n"
+        f"  hint: {fix.format(python=python)}, or give --python the interpreter of an "
+        "environment where tinyup imports\n"
+    )

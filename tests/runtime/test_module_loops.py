@@ -69,3 +69,41 @@ def test_swaps_in_loops_over_module_names_are_listed_one_per_name(tmp_path: Path
     ]
     # A swap no test of the loop names is said, not dropped.
     assert findings(inventory) == [uncompared_loop_swap(38, "module.Unknown")]
+
+
+WRAPPED = (
+    "import functools\n\n"
+    "import vllm.engine as mod\n\n"
+    "_SEAMS = ('step', 'run')\n"
+    "_HOOKS = frozenset({'start', 'stop'})\n\n\n"
+    "def noop():\n    pass\n\n\n"
+    "def wrap(fn):\n"
+    "    @functools.wraps(fn)\n"
+    "    def inner(*args, **kwargs):\n"
+    "        return fn(*args, **kwargs)\n\n"
+    "    return inner\n\n\n"
+    "for name in _SEAMS:\n"
+    "    setattr(mod, name, wrap(getattr(mod, name)))\n\n"
+    "for name in _HOOKS:\n"
+    "    setattr(mod, name, wrap(getattr(mod, name)))\n"
+)
+
+
+def test_wrappers_set_in_a_loop_over_a_constant_of_names_are_listed(tmp_path: Path) -> None:
+    """A function wrapped per name of a module constant, a tuple or a ``frozenset(...)`` of
+    strings: one entry per name, as a plain ``setattr`` of that name; the frozenset was a
+    ``setattr-name`` finding, its names not listed."""
+    files = {
+        "pyproject.toml": pyproject("wplug", {"wrap": "wplug.patch:noop"}),
+        "wplug/__init__.py": "",
+        "wplug/patch.py": WRAPPED,
+    }
+    plugin = write_files(tmp_path / "wplug", files)
+    inventory = take_inventory(None, plugin=plugin, package="wplug", patch_directory="wplug")
+    assert sorted(swaps(inventory)) == [
+        (22, "vllm.engine.run", "setattr", "wplug.patch:wrap", "vllm.engine"),
+        (22, "vllm.engine.step", "setattr", "wplug.patch:wrap", "vllm.engine"),
+        (25, "vllm.engine.start", "setattr", "wplug.patch:wrap", "vllm.engine"),
+        (25, "vllm.engine.stop", "setattr", "wplug.patch:wrap", "vllm.engine"),
+    ]
+    assert findings(inventory) == []

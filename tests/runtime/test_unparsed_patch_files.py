@@ -157,3 +157,38 @@ def test_check_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path)
         "tinyup.scheduler.Scheduler.create",
     ]
     assert result.exit_code == 1
+
+
+def test_a_patch_file_not_in_utf8_without_a_coding_line_is_named(runtime_trees: Path, cli):
+    """A Latin-1 byte in a comment of a patch file without a ``coding:`` line: the parser
+    takes it, Python's import refuses the file, and the inventory read it as if it imported.
+    It is a ``syntax`` finding at the line of the byte, saying what to do; ``runtime lock``
+    refuses; with a coding line the file is read as Python reads it."""
+    plugin = runtime_trees / "plugin"
+    sampler = plugin / "metaplug/patch/bugfix/fix_sampler.py"
+    original = sampler.read_bytes()
+    sampler.write_bytes(original.replace(b"# Note:", b"# Note (Andr\xe9):", 1))
+    run = cli("runtime", "inventory", cwd=plugin)
+    line = 2  # the fixture's "# Note:" line
+    assert run.code == 1
+    assert (
+        f"  metaplug/patch/bugfix/fix_sampler.py:{line}: syntax: not UTF-8 (byte 0xe9) and no "
+        "coding line: save it as UTF-8, or declare its encoding on its first line "
+        "(# -*- coding: latin-1 -*-)"
+    ) in run.out.splitlines()
+    assert "Traceback" not in run.err
+    lock = cli("runtime", "lock", "--at", str(runtime_trees / "upstream-1.0"), cwd=plugin)
+    assert (lock.code, lock.out) == (2, "")
+    assert lock.err.splitlines() == [
+        f"patchkeeper: error: {sampler}:{line}: not valid Python (not UTF-8 (byte 0xe9) and no "
+        "coding line): runtime lock cannot read this file's patches, and would act as if it "
+        "had none",
+        "  hint: save it as UTF-8, or declare its encoding on its first line "
+        "(# -*- coding: latin-1 -*-), and run the command again",
+    ]
+    sampler.write_bytes(b"# -*- coding: latin-1 -*-\n" + sampler.read_bytes())
+    declared = cli("runtime", "inventory", cwd=plugin)
+    assert "not UTF-8" not in declared.out
+    assert "metaplug/patch/bugfix/fix_sampler.py:20  wrapper     tinyup.sampler.sample" in (
+        declared.out
+    )

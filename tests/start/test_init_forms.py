@@ -204,7 +204,7 @@ def test_a_debian_series_named_elsewhere_reads_its_own_package(cli, example: Exa
     run = cli("init", "--patches", str(tree / "debian" / "patches"), cwd=downstream)
     assert (run.code, run.err) == (0, "")
     assert run.out.splitlines()[:2] == [
-        f"found a Debian series (1 patch): {tree / 'debian' / 'patches' / 'series'} is a Debian "
+        "found a Debian series (1 patch): ../minihttp-1.0/debian/patches/series is a Debian "
         'source package\'s patch series, and debian/source/format says "3.0 (quilt)"',
         "upstream minihttp, pin 1.0: minihttp from the source name python-minihttp "
         "(python-NAME), 1.0 from debian/changelog (1.0-2)",
@@ -751,3 +751,33 @@ def test_a_series_outside_the_downstream_is_named_absolute_and_said_so(
         "have; to share it, copy the series into the downstream and set series to its path "
         "relative to the downstream"
     ]
+
+
+def test_a_series_from_elsewhere_is_named_from_the_current_directory(cli, tmp_path: Path) -> None:
+    """``init --patches ../shared/series`` (or a format-patch directory beside the
+    downstream): the first line named it by its absolute path while the lines after it name
+    the files relative to the current directory; it is named up from it."""
+    for name, given in (("quilt", "series"), ("format-patch", "")):
+        shared, downstream = tmp_path / name / "shared", tmp_path / name / "downstream"
+        shared.mkdir(parents=True)
+        downstream.mkdir()
+        patch = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-a\n+b\n"
+        if given:
+            (shared / "fix.patch").write_text(patch)
+            (shared / "series").write_text("fix.patch\n")
+        else:
+            (shared / "0001-fix.patch").write_text(f"From 1\nSubject: [PATCH] fix\n\n---\n{patch}")
+        run = cli("init", "--upstream", "foo==1.0", "--patches", f"../shared/{given}",
+                  cwd=downstream)  # fmt: skip
+        assert (run.code, run.err) == (0, "")
+        assert (
+            run.out.splitlines()[0]
+            == {
+                "quilt": "found a quilt series (1 patch): ../shared/series lists the patches in "
+                "apply order (quilt)",
+                "format-patch": "found a git format-patch directory (1 patch): ../shared holds 1 "
+                "git format-patch file(s) (0001-fix.patch ...) and no series file: their numbers "
+                "give the order",
+            }[name]
+        )
+        assert run.out.splitlines()[3:5] == ["wrote patchkeeper.toml", "wrote PATCHES.md"]

@@ -43,6 +43,7 @@ from patchkeeper.series.parse import (
     split_lines,
 )
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.names import shown_name
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 from patchkeeper.upstream import gitops
@@ -464,18 +465,35 @@ def _refuse_link_out(config: Config, outputs: list[Path]) -> None:
     patch), and writing the file would read the linked file as its form and replace the
     link with a regular file. apply, audit and lint refuse that line with the same error.
 
+    An output the series does not list that is a symbolic link (``-o`` naming one) is
+    refused too, wherever it leads: the write would replace the link with a regular file
+    after reading the linked file as the patch's form, and the link's file keep its old
+    patch.
+
     Raises:
         PatchFormatError: naming the series file, the line and the entry (nothing written).
+        ExportError: naming the unlisted link and where it leads (nothing written).
     """
-    if not config.series.exists():
-        return
-    series = parse_series(config.series)
     wanted = {os.path.abspath(path.expanduser()) for path in outputs}
-    for entry in series.entries:
-        if os.path.abspath(series.directory / entry.name) not in wanted:
-            continue
-        if entry_file_exists(series, entry):
-            listed_patch(series, entry)
+    listed: set[str] = set()
+    if config.series.exists():
+        series = parse_series(config.series)
+        for entry in series.entries:
+            place = os.path.abspath(series.directory / entry.name)
+            if place not in wanted:
+                continue
+            listed.add(place)
+            if entry_file_exists(series, entry):
+                listed_patch(series, entry)
+    for path in outputs:
+        place = os.path.abspath(path.expanduser())
+        if place not in listed and os.path.islink(place):
+            raise ExportError(
+                f"a symbolic link to {shown_name(os.readlink(place))}: export does not write "
+                "through it, and nothing was written",
+                path=path,
+                hint="pass -o the file it leads to, or a path that is not a link",
+            )
 
 
 def _refuse_own_file(config: Config, output: Path) -> None:

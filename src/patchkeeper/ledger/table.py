@@ -570,25 +570,38 @@ def retired_row(
     With the ledger schema the columns are its kind and what; with the DEP-3 schema they
     are the live table's columns (description, origin, bug, ...: a Debian patch has no
     ``Kind:``, so a kind column stayed empty). A Retired table the ledger has already keeps
-    its own columns (a row is laid out as its header says), so a ledger written before
-    stays one table.
+    its own columns, in its order, and the row is laid out as its header says: each column
+    this function knows by its title (``patch``, ``retired at``, the schema's) gets its
+    value, and a column of the user's own (``ticket``) the patch's header of that name or
+    nothing, so a ledger written before, or extended by hand, stays one table.
     """
     hsettings = header_settings(config)
+    kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
+    what = (headers.value("What") or headers.value("Description") or "") if headers else ""
+    cells = {"patch": name, "kind": kind, "what": what, "retired at": at, "why": why}
     if hsettings.schema == "ledger":
-        fields: tuple[str, ...] = ()
         titles: tuple[str, ...] = ("patch", *RETIRED_COLUMNS)
     else:
         fields = hsettings.columns
         titles = ("patch", *(column_title(c) for c in fields), *RETIRED_COLUMNS[2:])
-    existing = retired_titles(body)
-    if existing is not None and existing == ("patch", *RETIRED_COLUMNS):
-        fields, titles = (), existing
-    if fields:
-        values = tuple((headers.value(c) or "") if headers else "" for c in fields)
-        return titles, (name, *values, at, why)
-    kind = (headers.value("Kind") or origin_category(headers.value("Origin"))) if headers else ""
-    what = (headers.value("What") or headers.value("Description") or "") if headers else ""
-    return titles, (name, kind, what, at, why)
+        for field in fields:
+            cells[column_title(field)] = (headers.value(field) or "") if headers else ""
+    titles = retired_titles(body) or titles
+    # A column of the user's own (``ticket``) gets the patch's header of that name, if any.
+    row = tuple(
+        cells[title.lower()] if title.lower() in cells else _own_column(headers, title)
+        for title in titles
+    )
+    return titles, row
+
+
+def _own_column(headers: Headers | None, title: str) -> str:
+    """The cell of a Retired table's column that is neither the schema's nor retire's own:
+    the value of the patch's header named as the column is (``Ticket:`` for ``ticket``, a
+    space as ``-``), else empty for the user to fill."""
+    if headers is None or not title:
+        return ""
+    return headers.value(title.replace(" ", "-"))
 
 
 def add_retired(
@@ -678,7 +691,8 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
     titles = retired_titles(
         section_body(text, settings.retired_begin, settings.retired_end, settings.file)
     )
-    at_cell = titles.index("retired at") if titles and "retired at" in titles else 3
+    lowered = [title.lower() for title in titles or ()]
+    at_cell = lowered.index("retired at") if "retired at" in lowered else 3
     for row in rows or ():
         if len(row.cells) > at_cell and row.name in wanted:
             raise PatchkeeperError(

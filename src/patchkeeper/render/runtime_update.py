@@ -56,5 +56,5 @@ def port_text(result: RuntimePort) -> str:
         where += f"; diff in {result.output}"
     summary = ", ".join(f"{action} {count}" for action, count in sorted(counts.items()))
     summary = summary or "no runtime patches"
-    lines.append(f"runtime port {result.old} -> {result.new}: {summary}; {where}")
+    lines.append(f"runtime port {result.old_release} -> {result.new_release}: {summary}; {where}")
     return "\n".join(lines)

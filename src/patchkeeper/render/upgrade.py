@@ -4,10 +4,13 @@ suggestions to accept, the commands that check the result)."""
 
 from __future__ import annotations
 
+from patchkeeper.constants import DecisionWord
+from patchkeeper.record.decisions import RUNTIME
 from patchkeeper.record.reconcile import ACCEPT_OR_CHANGE
 from patchkeeper.render import markdown_renderer, text_renderer
+from patchkeeper.system.english import plural
 from patchkeeper.system.markdown_cells import escape_cell
-from patchkeeper.upgrade.results import StepStatus, UpgradeOutcome, UpgradeResult
+from patchkeeper.upgrade.results import StepStatus, Suggestion, UpgradeOutcome, UpgradeResult
 
 #: What a verdict or suggestion of a patch a person edited after the audit read it says.
 BEFORE_EDIT = "the audit read the patch before its edit by hand"
@@ -41,6 +44,12 @@ def _step_lines(result: UpgradeResult) -> list[str]:
     return lines
 
 
+def _unchanged(suggestion: Suggestion) -> bool:
+    """A suggestion to retain a runtime entry the runtime audit answered *retain* for."""
+    retain = DecisionWord.RETAIN
+    return (suggestion.kind, suggestion.decision, suggestion.verdict) == (RUNTIME, retain, retain)
+
+
 def left_for_a_person(result: UpgradeResult) -> list[str]:
     """The to-do list: numbered sections, empty ones left out."""
     sections: list[tuple[str, list[str]]] = []
@@ -61,11 +70,21 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
             items += [f"  {line}" for line in entry.evidence]
         sections.append(("look (the evidence does not decide)", items))
     if result.suggestions:
+        # A runtime entry whose code upstream left as it was needs its suggestion accepted
+        # (report --check asks for it) but no thought: listed one by one, hundreds of them
+        # hid the few a person must judge. They are counted in one line (JSON: each listed).
+        kept = [s for s in result.suggestions if _unchanged(s)]
         items = [
             f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'}"
             + (f"; {BEFORE_EDIT})" if s.before_edit else ")")
             for s in result.suggestions
+            if not _unchanged(s)
         ]
+        if kept:
+            items.append(
+                f"runtime: retain for {plural(len(kept), 'entry')} whose code "
+                "upstream left as it was (verdict: retain): nothing to change, accept them"
+            )
         title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
         sections.append((title, items))
     if result.by_hand:

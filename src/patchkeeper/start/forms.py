@@ -139,9 +139,20 @@ class Found:
 
 
 def shown(path: Path, root: Path) -> str:
-    """``path`` relative to ``root`` when inside it (POSIX form), else as it is."""
+    """``path`` relative to ``root`` (POSIX form), the directory ``init`` runs in: below it
+    (``patches/series``), or up from it (``../shared/series``) for a series given from
+    elsewhere, so every line of ``init``'s output names its files one way. A path on
+    another drive (Windows), which no relative path reaches, is given as it is.
+
+    >>> shown(Path("/w/ds/patches/series"), Path("/w/ds")), shown(Path("/w/s/x"), Path("/w/ds"))
+    ('patches/series', '../s/x')
+    """
     try:
         return path.relative_to(root).as_posix() or "."
+    except ValueError:
+        pass
+    try:
+        return Path(os.path.relpath(path, root)).as_posix()
     except ValueError:
         return path.as_posix()
 

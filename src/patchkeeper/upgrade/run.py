@@ -65,6 +65,7 @@ from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
 from patchkeeper.series.load import load_series
 from patchkeeper.series.parse import parse_series
+from patchkeeper.system.deferred import interrupt_deferred
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked, locked_folder
 from patchkeeper.trees.tree import spec_tree
@@ -395,30 +396,33 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
     edited, now = _edits_by_hand(run, cut_short) if action == "continue" else ((), None)
     port_ran = False
     for name in STEPS:
-        record = run.state.steps.get(name, {})
-        if not _to_run(run, name, record, port_ran):
-            continue
-        port_ran = port_ran or name == StepName.PORT
-        if not applies[name]:
-            run.state.steps[name] = {
-                "name": name,
-                "status": StepStatus.SKIPPED,
-                "summary": why_not[name],
-            }
-            run.work.save(run.state)
-            continue
-        before = cut_short[1] if cut_short and cut_short[0] == name else None
-        # the cut-short step's snapshot is older than a person's edits: they are not its own
-        theirs = (edited, now) if before is not None and now is not None else None
+        # The whole of a step's turn is in the try, the boundary before it too: a Ctrl-C
+        # anywhere in the loop says to continue or abort, as the upgrade is in progress.
         try:
+            pause_at(f"before {name}")
+            record = run.state.steps.get(name, {})
+            if not _to_run(run, name, record, port_ran):
+                continue
+            port_ran = port_ran or name == StepName.PORT
+            if not applies[name]:
+                run.state.steps[name] = {
+                    "name": name,
+                    "status": StepStatus.SKIPPED,
+                    "summary": why_not[name],
+                }
+                run.work.save(run.state)
+                continue
+            before = cut_short[1] if cut_short and cut_short[0] == name else None
+            # the cut-short step's snapshot is older than a person's edits: not its own
+            theirs = (edited, now) if before is not None and now is not None else None
             _step(run, name, before, theirs)
         except Interrupted as exc:  # the state stays: --continue runs the step again
             _leave_waiting(run)
-            exc.hint = left_in_progress(exc.hint or _conflict_first(run, name), name)
+            exc.hint = left_in_progress(exc.hint or _conflict_first(run, name), _at(run, name))
             raise
         except KeyboardInterrupt:
             _leave_waiting(run)
-            hint = left_in_progress(_conflict_first(run, name), name)
+            hint = left_in_progress(_conflict_first(run, name), _at(run, name))
             raise Interrupted("interrupted", hint=hint) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
             _leave_waiting(run)
@@ -433,9 +437,36 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
     if stopped:
         _leave_waiting(run)
     else:
-        run.work.remove()
+        with interrupt_deferred():  # the state goes whole: a part of it is no upgrade
+            run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def _at(run: _Run, name: str) -> str:
+    """How the hint names where a Ctrl-C stopped the upgrade: at step ``name``, or after it
+    when its end was recorded whole before the Ctrl-C was raised."""
+    done = run.state.steps.get(name, {}).get("status") in (StepStatus.DONE, StepStatus.SKIPPED)
+    return f"after {name}" if done and not run.work.running() else name
+
+
+#: Testing hook: at the point this names (``before decide``: the loop's boundary before the
+#: step; ``recording decide``: the step's files written, before its commit and its record),
+#: say so on standard error and wait for a line on standard input, so that a test sends
+#: SIGINT at exactly that point (:func:`pause_at`).
+PAUSE_ENV = "PATCHKEEPER_UPGRADE_PAUSE"
+
+
+def pause_at(point: str) -> None:
+    """Wait at ``point`` when :data:`PAUSE_ENV` names it: ``paused at POINT`` on standard
+    error, then a line (or the end) of standard input."""
+    if os.environ.get(PAUSE_ENV) != point:
+        return
+    import sys
+
+    sys.stderr.write(f"paused at {point}\n")
+    sys.stderr.flush()
+    sys.stdin.readline()
 
 
 def _leave_waiting(run: _Run) -> None:
@@ -536,7 +567,8 @@ def _conflict_first(run: _Run, step: str) -> str | None:
 def left_in_progress(hint: str | None, step: str) -> str:
     """``hint`` (a step's error's advice) followed by what to do with the upgrade that error
     leaves in progress: its state stays, so that the next ``upgrade --to`` is refused with
-    "already in progress" unless the error says to continue or abort.
+    "already in progress" unless the error says to continue or abort. ``step``: the step it
+    stopped at, or ``after NAME`` when step NAME was through.
 
     >>> left_in_progress("fix the patch", "port")[:64]
     "fix the patch; then run 'patchkeeper upgrade --continue' (the up"
@@ -545,9 +577,10 @@ def left_in_progress(hint: str | None, step: str) -> str:
     """
     if hint and "upgrade --continue" in hint:
         return hint
+    where = f"after its {step[6:]}" if step.startswith("after ") else f"at its {step}"
     return (
         f"{hint + '; then run' if hint else 'run'} 'patchkeeper upgrade --continue' (the "
-        f"upgrade stopped at its {step} step), or 'patchkeeper upgrade --abort' to put the "
+        f"upgrade stopped {where} step), or 'patchkeeper upgrade --abort' to put the "
         "downstream back"
     )
 
@@ -595,19 +628,23 @@ def _step(
     if name == StepName.PORT and earlier:  # what a stopped port wrote (its evidence) counts
         files = tuple(sorted({*files, *earlier}))
     subject, body = _message(run, name, record)
-    commit = None
-    if run.state.branch:  # a stopped port's evidence too: the record written next reads it
-        commit = commit_step(run.root, files, subject, body)
-    run.state.steps[name] = {
-        **record,
-        "name": name,
-        "files": list(files),
-        "commit": commit,
-        "subject": subject if commit else None,
-    }
-
-    run.work.save(run.state)
-    run.work.end_step()
+    # The commit and the record of it happen whole: a Ctrl-C between them left the commit
+    # made and the step still running, and --continue ran it again, found nothing to
+    # commit and recorded the step without its commit.
+    with interrupt_deferred():
+        pause_at(f"recording {name}")
+        commit = None
+        if run.state.branch:  # a stopped port's evidence too: the record after it reads it
+            commit = commit_step(run.root, files, subject, body)
+        run.state.steps[name] = {
+            **record,
+            "name": name,
+            "files": list(files),
+            "commit": commit,
+            "subject": subject if commit else None,
+        }
+        run.work.save(run.state)
+        run.work.end_step()
 
 
 def _message(run: _Run, name: str, record: dict[str, Any]) -> tuple[str, str]:

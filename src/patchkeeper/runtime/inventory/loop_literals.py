@@ -5,7 +5,8 @@
 setattr(sys.modules[m], name, new)`` patches ``vllm.a.f`` and ``vllm.b.g``. The literal may
 also be a module constant the file binds once (``_MODULES = ["vllm.a", "vllm.b"]``, then
 ``for m in _MODULES:``), a dict's keys, values or items (``for m, name in
-_SWAPS.items():``), through ``list(...)``/``tuple(...)``/``sorted(...)``. A loop over
+_SWAPS.items():``), through ``list(...)``/``tuple(...)``/``sorted(...)``/``frozenset(...)``
+(in the loop or in the constant: ``_SEAMS = frozenset({"step", "run"})``). A loop over
 anything else (a call, a parameter, a non-string item) gives nothing: its targets cannot be
 told from the source, and no entry is made up for them.
 
@@ -30,12 +31,13 @@ Item = dict[str, str]
 
 
 #: Calls that hand on the items of their one argument.
-_COPIES = frozenset({"list", "tuple", "sorted", "set"})
+_COPIES = frozenset({"list", "tuple", "sorted", "set", "frozenset"})
 
 
 def module_tables(tree: ast.Module) -> dict[str, ast.expr]:
     """The names a module binds once, at its top level, to a tuple, list, set or dict
-    display: ``name -> the display``."""
+    display, or to one handed through ``frozenset(...)``, ``tuple(...)`` and the like
+    (:data:`_COPIES`): ``name -> the display``."""
     found: dict[str, ast.expr] = {}
     seen: set[str] = set()
     for stmt in tree.body:
@@ -51,8 +53,9 @@ def module_tables(tree: ast.Module) -> dict[str, ast.expr]:
                     found.pop(target.id, None)
                     continue
                 seen.add(target.id)
-                if isinstance(value, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
-                    found[target.id] = value
+                display = _unwrap(value)
+                if isinstance(display, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+                    found[target.id] = display
     return found
 
 

@@ -44,7 +44,7 @@ from patchkeeper.runtime.inventory.module_constants import function_constants, m
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
-from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file
+from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file, undecodable
 from patchkeeper.runtime.syntax.references import tree_facts
 
 #: A commented-out import: ``# import vllm_metax.patch.bugfix.x`` or
@@ -563,6 +563,9 @@ def scan_source(
     facts = FileFacts(module=module, file=file)
     text = source.decode("utf-8", "replace")
     facts.commented_imports.extend(commented_imports(text, module, is_package))
+    facts.syntax_error = undecodable(source)
+    if facts.syntax_error:
+        return facts
     try:
         tree = parse_file(source, file if path is None else path, filename=file)
     except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12

@@ -19,6 +19,7 @@ from patchkeeper.errors import Finding, TargetError
 from patchkeeper.jsonable import JsonReady, from_jsonable
 from patchkeeper.runtime.inventory.file_facts import UNREADABLE
 from patchkeeper.runtime.model import Inventory
+from patchkeeper.runtime.syntax.parsing import NOT_UTF8_FIX
 
 #: Where the markers usually come from, for the hint.
 MARKERS_HINT = (
@@ -105,10 +106,13 @@ def refuse_unparsed(inventory: Inventory | tuple[Finding, ...], root: Path, comm
         )
     marker = conflict_line(root / first.path)
     why = "an unresolved conflict region" if marker else first.message
+    encoding = not marker and first.message.startswith("not UTF-8")
+    if encoding:  # what to do is in the message: the hint says to run again
+        why = first.message.split(": ", 1)[0]
     raise TargetError(
         f"not valid Python ({why}){more}: {command} cannot read this file's patches, and "
         "would act as if it had none",
         path=root / first.path,
         line=marker or first.line,
-        hint=MARKERS_HINT,
+        hint=f"{NOT_UTF8_FIX}, and run the command again" if encoding else MARKERS_HINT,
     )

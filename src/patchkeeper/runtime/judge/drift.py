@@ -33,7 +33,7 @@ from patchkeeper.constants import DecisionWord
 from patchkeeper.runtime.judge.absent_before import absent_before
 from patchkeeper.runtime.judge.added_upstream import all_added_upstream
 from patchkeeper.runtime.judge.samecode import same_ast
-from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution, outside_upstream
+from patchkeeper.runtime.lookup.resolve import FOUND, OUTSIDE, Resolution, now_at, outside_upstream
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax.astwalk import of_kinds
@@ -462,7 +462,7 @@ def decide(
         return Drift(LOOK, (f"{entry.target} is not at that path in either release{where}",))
     if new.status != FOUND:
         where = (
-            "; now defined at " + ", ".join(new.candidates)
+            "; " + now_at(new.candidates)
             if new.candidates
             else "; no definition of the name anywhere in the new upstream"
         )

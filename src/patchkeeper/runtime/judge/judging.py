@@ -70,6 +70,7 @@ from patchkeeper.runtime.model import Inventory, PatchEntry
 from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.plugin_stores import RESULT
+from patchkeeper.runtime.syntax.gates import release_label
 from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree, plugin_tree_kept
 
 
@@ -274,6 +275,8 @@ def judge_entries(
         counts,
         tuple(findings),
         gates,
+        release_label(old, old_tree.root),
+        release_label(new, new_tree.root),
     )
     # The result last, pickled (see AuditMemory), then every store written once.
     pickled = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)

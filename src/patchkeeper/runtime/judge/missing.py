@@ -45,6 +45,7 @@ from patchkeeper.runtime.lookup.resolve import (
     Resolution,
     defined_statically,
     target_modules,
+    without_member,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
@@ -372,6 +373,20 @@ def _missing(
             LOOK,
             f"{entry.target} is not defined at that path in either release; the name is "
             f"defined at {', '.join(new.candidates[:3])}: a wrong path or a future name",
+        )
+    owners = [without_member(c) for c in new.candidates]
+    if new.status == MOVED and old.status == FOUND and not old.partial and all(owners):
+        # The old release defines the whole target; the new one has its owner elsewhere,
+        # without the member: retargeting would add the member there, which upstream no
+        # longer defines nor calls.
+        lacks = sorted({o[1] for o in owners if o})
+        return with_decision(
+            drift,
+            LOOK,
+            f"{entry.target} is gone from the new upstream: its owner is now at "
+            f"{', '.join(o[0] for o in owners[:3] if o)}, which does not define "
+            f"{' or '.join(lacks)}; a retargeted patch would add it there and replace nothing: "
+            "find what took its place before retargeting or removing the patch",
         )
     if new.status == MOVED:
         return with_decision(

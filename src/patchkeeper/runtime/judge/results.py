@@ -30,8 +30,10 @@ class AuditedEntry:
 
 @dataclass(frozen=True)
 class RuntimeAudit:
-    """The result of ``runtime audit``: per-entry decisions, stale bindings, counts, and the
-    inventory's own findings."""
+    """The result of ``runtime audit``: the two upstreams as given (``old``, ``new``: a
+    directory, a release file or a requirement) and as named in a report (``old_release``,
+    ``new_release``: the version, else ``directory ROOT``, as ``runtime port`` names them),
+    per-entry decisions, stale bindings, counts, and the inventory's own findings."""
 
     old: str
     new: str
@@ -41,6 +43,8 @@ class RuntimeAudit:
     counts: dict[str, dict[str, int]] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     gates: tuple[Gate, ...] = ()
+    old_release: str = ""
+    new_release: str = ""
 
     @property
     def exit_code(self) -> int:

@@ -198,6 +198,25 @@ def _unimportable(python: Path, names: list[str], version: str) -> TargetError:
     )
 
 
+def _import_fails(python: Path, broken: list[dict[str, Any]], version: str) -> TargetError:
+    """The error of an interpreter that finds an upstream package but whose import of it
+    raises ``ImportError`` (a dependency of it not installed there): no patch can be live, so
+    an entry point that ran or no entry checked says nothing."""
+    first = broken[0]
+    name, module = first["name"], first["module"]
+    where = f" (raised at {first['file']}:{first['line']})" if first["file"] else ""
+    if module and module.split(".")[0] != name:
+        fix = f"install {module.split('.')[0]} in that environment ({python} -m pip install ...)"
+    else:
+        fix = f"make `{python} -c 'import {name}'` work in that environment"
+    return TargetError(
+        f"{name} is found but cannot be imported by this interpreter (Python {version}): "
+        f"{first['error']}{where}",
+        path=python,
+        hint=f"{fix}, or give --python the interpreter of an environment where {name} imports",
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class LiveCheckRequest(PluginLocation):
     """What ``runtime check`` is asked to do; each field is the option of the same parameter
@@ -221,7 +240,8 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
 
     Raises:
         TargetError: the interpreter cannot be run, times out, prints no result, or cannot
-            import the plugin or an upstream package.
+            import the plugin or an upstream package (not found, or its import raises
+            ``ImportError``).
     """
     settings = located_settings(config, request)
     python, timeout = request.python, request.timeout
@@ -268,6 +288,8 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
         raise probe_failed(done, python, "the probe printed no result", _LIVE_WORDS.run_hint)
     if data.get("unimportable"):
         raise _unimportable(python, data["unimportable"], data["version"])
+    if data.get("broken"):
+        raise _import_fails(python, data["broken"], data["version"])
     cause = common_cause(data["entries"])
     first = cause.split("\n", 1)[0]
 

@@ -178,13 +178,40 @@ def unimportable(names: list[str]) -> list[str]:
     return missing
 
 
+def broken(names: list[str]) -> list[Json]:
+    """The upstream packages among ``names`` that are found but whose import raises
+    ``ImportError`` (a dependency such as ``torch`` missing): each with the error, the module
+    it names (``""`` when none) and the file and line it was raised at. They are imported
+    here, before the plugin, as the upstream is imported before it loads its plugins."""
+    out: list[Json] = []
+    for name in names:
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            frames = traceback.extract_tb(exc.__traceback__)
+            out.append(
+                {
+                    "name": name,
+                    "error": f"{type(exc).__name__}: {exc}",
+                    "module": getattr(exc, "name", "") or "",
+                    "file": frames[-1].filename if frames else "",
+                    "line": frames[-1].lineno if frames else 0,
+                }
+            )
+    return out
+
+
 def main() -> None:
     request: Json = json.loads(sys.stdin.read())
     plugin, packages = request["package"], request["upstream_packages"]
+    answer = {"python": sys.executable, "version": sys.version.split()[0]}
     missing = unimportable([plugin, *packages])
     if missing:
-        answer = {"python": sys.executable, "version": sys.version.split()[0]}
         print("PATCHKEEPER-PROBE " + json.dumps({**answer, "unimportable": missing}))
+        return
+    failing = broken(packages)
+    if failing:
+        print("PATCHKEEPER-PROBE " + json.dumps({**answer, "broken": failing}))
         return
     result: Json = {
         "python": sys.executable,

@@ -272,10 +272,47 @@ def _place(definitions: Mapping[str, Definition], module: str, qual: str, rest: 
     return f"{location} (line {line})"
 
 
-def _search(tree: UpstreamTree, target: str) -> Resolution:
-    """Search the whole tree for the target's name: *moved* or *removed*."""
+def without_member(place: str) -> tuple[str, str] | None:
+    """For a place :func:`_place` gives of an owner that lacks the rest of the target
+    (``"m.Worker.run (line 3: Worker there, without run)"``): the owner's place as it is
+    defined (``"m.Worker (line 3)"``) and the part it lacks (``"run"``); ``None`` for a
+    place that defines the whole target.
+
+    >>> without_member("m.Worker.run (line 3: Worker there, without run)")
+    ('m.Worker (line 3)', 'run')
+    >>> without_member("m.Worker.run (line 4)") is None
+    True
+    """
+    location, _, rest = place.partition(" (line ")
+    line, sep, said = rest.partition(": ")
+    if not sep or " there, without " not in said:
+        return None
+    missing = said.rpartition(" there, without ")[2].removesuffix(")")
+    return f"{location.removesuffix('.' + missing)} (line {line})", missing
+
+
+def said_place(place: str) -> str:
+    """A place of a *moved* resolution as evidence says it: one that lacks the rest of the
+    target names its owner as defined and what it lacks (``"m.Worker (line 3), without
+    run"``), never a dotted path upstream does not define."""
+    partial = without_member(place)
+    return f"{partial[0]}, without {partial[1]}" if partial else place
+
+
+def now_at(places: tuple[str, ...]) -> str:
+    """Where a *moved* target's ``places`` say it is now: ``now defined at PLACES``, or,
+    when each has only the target's owner (:func:`without_member`), ``only its owner is
+    found, at m.Worker (line 3), without run``: the name itself is defined nowhere."""
+    if all(without_member(place) for place in places):
+        return "only its owner is found, at " + ", ".join(map(said_place, places))
+    return "now defined at " + ", ".join(places)
+
+
+def _search(tree: UpstreamTree, target: str, names: list[str] | None = None) -> Resolution:
+    """Search the whole tree for the target's name (``names``, outermost first; default
+    :func:`_search_names`): *moved* or *removed*."""
     candidates: list[str] = []
-    names = _search_names(tree, target)
+    names = names or _search_names(tree, target)
     for index, name in enumerate(names):
         for module in dict.fromkeys(module for module, _line in tree.defined(name)):
             if len(candidates) >= MAX_CANDIDATES:
@@ -306,12 +343,24 @@ def narrowed(new: Resolution, old: Resolution, tree: UpstreamTree) -> Resolution
     module's import of it), its places in the new release are the module-level definitions
     of its name, never a method; and when the target's module only imported it, the one
     place is that definition where the new release still has it (it did not move: the module
-    that imported it changed). No place left: *removed*."""
+    that imported it changed). A member of a class is searched for by its qualified name in
+    the old release (``Worker`` then ``run``), never by a module name of the target's path.
+    No place left: *removed*."""
     if new.status != MOVED or old.status != FOUND or old.partial:
         return new
     name = old.qualname
-    if not name or "." in name:
-        return new  # a module, or a member of a class: its search is left as it is
+    if name and "." in name:
+        # A member of a class: searched from the class the old release defines it in.
+        # The search from the target's parts began at the first part after the longest
+        # module the new release has, which for a module it dropped is the module's name
+        # (``worker`` of ``vllm.worker.Worker.run``): a function ``worker`` elsewhere was
+        # then a place "without Worker.run", retargeted to.
+        qualname = name.split(".")
+        if _search_names(tree, new.target) == qualname:
+            return new
+        return _search(tree, new.target, qualname)
+    if not name:
+        return new  # a module: its search is left as it is
     kept = _static(tree, old.location) if old.location != new.target else None
     if kept is not None and not kept.partial and kept.location == old.location:
         return replace(new, candidates=(f"{old.location} (line {kept.line})",))

@@ -40,9 +40,11 @@ class PortedEntry:
 
 @dataclass(frozen=True)
 class RuntimePort:
-    """The result of ``runtime port``: the two upstream versions (or the specs given when
-    a tree has no version), the ``diff`` (unified, of the plugin), the per-entry report, the
-    files changed, and whether they were written."""
+    """The result of ``runtime port``: the two upstreams as given (``old``, ``new``: a
+    directory, a release file or a requirement, as ``runtime audit`` gives them) and as named
+    in a report (``old_release``, ``new_release``: the version, else ``directory ROOT``), the
+    ``diff`` (unified, of the plugin), the per-entry report, the files changed, and whether
+    they were written."""
 
     old: str
     new: str
@@ -52,6 +54,8 @@ class RuntimePort:
     written: bool = False
     output: str = ""
     _write: bool = False
+    old_release: str = ""
+    new_release: str = ""
 
     @property
     def write_asked(self) -> bool:

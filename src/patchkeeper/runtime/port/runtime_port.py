@@ -64,7 +64,6 @@ from patchkeeper.runtime.port.plan import port_plan
 from patchkeeper.runtime.port.results import RuntimePort
 from patchkeeper.runtime.settings import PluginLocation, resolve_settings, warn_missing_packages
 from patchkeeper.runtime.store.writes import refuse_links_out, write_files
-from patchkeeper.runtime.syntax.gates import release_label
 
 #: The plugin's project and configuration files at its root: never an ``--output``.
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "patchkeeper.toml", "MANIFEST.in")
@@ -190,14 +189,16 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
         }
         write_files(settings.root, data)
     return RuntimePort(
-        release_label(old, trees[0].root),
-        release_label(new, trees[1].root),
+        old,
+        new,
         tuple(entries),
         diff,
         files,
         write and bool(files),
         str(output or ""),
         write,
+        result.old_release,
+        result.new_release,
     )
 
 

@@ -15,11 +15,48 @@ are not listed.
 from __future__ import annotations
 
 import ast
+import io
 import os
+import tokenize
 from pathlib import Path
 
 #: Environment variable: a file to which every :func:`parse_file` appends the path it parses.
 PARSE_LOG_ENV = "PATCHKEEPER_PARSE_LOG"
+
+
+#: What to do about a patch file that is not UTF-8 and declares no encoding (Python refuses
+#: to import it).
+NOT_UTF8_FIX = (
+    "save it as UTF-8, or declare its encoding on its first line (# -*- coding: latin-1 -*-)"
+)
+
+
+def undecodable(source: bytes) -> str:
+    """The scan's error for ``source``, the bytes of a Python file, when it is not UTF-8 and
+    declares no other encoding (a ``coding:`` line or a BOM), as Python refuses to import
+    it: ``"not UTF-8 (byte 0xe9) and no coding line: ... (line 3)"`` at the first byte
+    that does not decode; ``""`` for a file Python reads. The parser accepts such a byte in
+    a comment, so the file would otherwise be read as if it imported.
+
+    >>> error = undecodable(b"x = 1\\n# Caf\\xe9\\n")
+    >>> error.split(": ")[0], error[-8:]
+    ('not UTF-8 (byte 0xe9) and no coding line', '(line 2)')
+    >>> undecodable(b"# -*- coding: latin-1 -*-\\n# Caf\\xe9\\n")
+    ''
+    """
+    try:
+        source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(source).readline)
+        except SyntaxError:  # an undecodable first line, or a coding line Python rejects
+            encoding = "utf-8"
+        if encoding not in ("utf-8", "utf-8-sig"):
+            return ""
+        line = source.count(b"\n", 0, exc.start) + 1
+        byte = source[exc.start]
+        return f"not UTF-8 (byte 0x{byte:02x}) and no coding line: {NOT_UTF8_FIX} (line {line})"
+    return ""
 
 
 def parse_file(
