@@ -40,7 +40,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_plugin,
 )
 from patchkeeper.runtime.inventory.loop_literals import iterations
-from patchkeeper.runtime.inventory.module_constants import function_constants, module_constants
+from patchkeeper.runtime.inventory.module_constants import module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
@@ -96,6 +96,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self._rebound = {}
+        self._function_defs = {}
         self._loops = []
         self._object_loops = []
         self._swaps = []
@@ -206,6 +207,7 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
+        self._function_defs[qual] = (node, None)
         if node.decorator_list:
             self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
@@ -483,9 +485,7 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
             value = kw_default.value if isinstance(kw_default, ast.Constant) else ...
             defaults.append((arg.arg, value))
     params = (*positional, *(a.arg for a in args.kwonlyargs))
-    constants = tuple(function_constants(node).items())
-    end = node.end_lineno or node.lineno
-    return FunctionInfo(qual, node.lineno, params, tuple(defaults), end, constants)
+    return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
 
 
 #: The line ends :meth:`str.splitlines` knows besides ``"\n"``.
