@@ -46,6 +46,7 @@ from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file
 from patchkeeper.runtime.syntax.references import tree_facts
+from patchkeeper.runtime.syntax.unparse import expression_text
 
 #: A commented-out import: ``# import vllm_metax.patch.bugfix.x`` or
 #: ``# from vllm_metax.patch.bugfix import x``
@@ -299,7 +300,7 @@ class _Scanner(AssignmentForms):
         for base in node.bases:
             bound = names.dotted(base, table)
             # "?" marks a base not bound to an import or definition (``Generic[T]``).
-            bases.append(bound.dotted if bound else "?" + ast.unparse(base))
+            bases.append(bound.dotted if bound else "?" + expression_text(base))
         self.facts.classes[qual] = tuple(bases)
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
         if node.decorator_list:
@@ -406,7 +407,7 @@ class _Scanner(AssignmentForms):
         names_taken = computed_imports.table_names(text, self._rows)
         lazy = CondSpec(
             computed_imports.CONDITION,
-            f"{ast.unparse(node)} names it (imported when that name is asked for)",
+            f"{expression_text(node)} names it (imported when that name is asked for)",
             node.lineno,
         )
         for name in names_taken:
