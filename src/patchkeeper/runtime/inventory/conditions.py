@@ -17,6 +17,7 @@ from typing import cast
 from patchkeeper.runtime.inventory.file_facts import CondSpec
 from patchkeeper.runtime.syntax.astwalk import append_children, of_kinds
 from patchkeeper.runtime.syntax.names import isinstance_call
+from patchkeeper.runtime.syntax.unparse import expression_text
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -29,7 +30,7 @@ Conds = tuple["CondSpec | Pending", ...]
 def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
     """The conditions under which the body and the ``else`` of an ``if`` run: its test
     (kind "version" when it reads a version, else "if") and the test's negation."""
-    text = ast.unparse(stmt.test)
+    text = expression_text(stmt.test)
     kind = "version" if VERSION_TEST.search(text) else "if"
     param, truth = _param_test(stmt.test)
     then = CondSpec(kind, text, stmt.lineno, param, truth)
@@ -106,7 +107,7 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
     )
     parts: list[tuple[list[ast.stmt], Conds]] = [(stmt.body, inner)]
     for handler in stmt.handlers:
-        caught = ast.unparse(handler.type) if handler.type else "any exception"
+        caught = expression_text(handler.type) if handler.type else "any exception"
         parts.append(
             (handler.body, (*conds, CondSpec("except", f"except {caught}", handler.lineno)))
         )
@@ -274,7 +275,7 @@ def _isinstance(test: ast.expr) -> tuple[str, str] | None:
         cls, ast.Name | ast.Attribute
     ):
         return None
-    return ast.unparse(obj), ast.unparse(cls)
+    return expression_text(obj), expression_text(cls)
 
 
 def _wraps(node: ast.AST, obj: str, cls: str) -> bool:
@@ -284,8 +285,8 @@ def _wraps(node: ast.AST, obj: str, cls: str) -> bool:
     value = node.value
     return (
         isinstance(value, ast.Call)
-        and ast.unparse(value.func) == cls
-        and any(ast.unparse(a) == obj for a in value.args)
+        and expression_text(value.func) == cls
+        and any(expression_text(a) == obj for a in value.args)
         and any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
     )
 
@@ -309,7 +310,11 @@ def _membership(test: ast.expr) -> tuple[str, str, bool] | None:
         isinstance(key, ast.Name) or (isinstance(key, ast.Constant) and isinstance(key.value, str))
     ):
         return None
-    return ast.unparse(key), ast.unparse(test.comparators[0]), isinstance(test.ops[0], ast.In)
+    return (
+        expression_text(key),
+        expression_text(test.comparators[0]),
+        isinstance(test.ops[0], ast.In),
+    )
 
 
 def _stores(node: ast.AST, key: str, table: str) -> bool:
@@ -319,15 +324,15 @@ def _stores(node: ast.AST, key: str, table: str) -> bool:
     if isinstance(node, ast.Assign):
         return any(
             isinstance(t, ast.Subscript)
-            and ast.unparse(t.value) == table
-            and ast.unparse(t.slice) == key
+            and expression_text(t.value) == table
+            and expression_text(t.slice) == key
             for t in node.targets
         )
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args):
         return False
-    if ast.unparse(node.args[0]) != key:
+    if expression_text(node.args[0]) != key:
         return False
-    called, method = ast.unparse(node.func.value), node.func.attr
+    called, method = expression_text(node.func.value), node.func.attr
     if method in _ADDERS:
         return called == table
     owner = table.rpartition(".")[0]
@@ -339,7 +344,7 @@ def _flag(test: ast.expr) -> str | None:
     the marker of ``getattr`` and ``hasattr`` (``.$NAME`` when a constant ``NAME`` names
     it); ``None`` for another test."""
     if isinstance(test, ast.Name | ast.Attribute):
-        return ast.unparse(test)
+        return expression_text(test)
     if not isinstance(test, ast.Call) or not isinstance(test.func, ast.Name) or test.keywords:
         return None
     name, args = test.func.id, test.args
@@ -378,7 +383,7 @@ def _sets(node: ast.AST, flag: str) -> bool:
 def _is_flag(target: ast.expr, flag: str) -> bool:
     if flag.startswith("."):
         return isinstance(target, ast.Attribute) and f".{target.attr}" == flag
-    return isinstance(target, ast.Name | ast.Attribute) and ast.unparse(target) == flag
+    return isinstance(target, ast.Name | ast.Attribute) and expression_text(target) == flag
 
 
 def _truthy(value: ast.expr) -> bool:
@@ -420,7 +425,7 @@ def _last_name(expr: ast.expr) -> str:
         return expr.id
     if expr.__class__ is ast.Attribute:
         return expr.attr
-    return ast.unparse(expr).split(".")[-1]
+    return expression_text(expr).split(".")[-1]
 
 
 def is_type_checking(test: ast.expr) -> bool:

@@ -49,16 +49,16 @@ class Edge(NamedTuple):
 class FunctionInfo(NamedTuple):
     """A function or method: its parameters with constant defaults (``...`` when the default
     is not a constant, absent when there is none); ``line``..``end_line`` its span without
-    decorators; ``constants``: the names its own scope binds once to a literal string
-    (:func:`patchkeeper.runtime.inventory.module_constants.function_constants`), as
-    ``(name, value)`` pairs."""
+    decorators. (The names its own scope binds once to a literal string, which only the
+    scan of a ``sys.modules`` key or an attribute name reads, are found by the scanner
+    when such a key asks for them: :meth:`patchkeeper.runtime.inventory.assignment_forms.
+    AssignmentForms._constants`.)"""
 
     qualname: str
     line: int
     params: tuple[str, ...]
     defaults: tuple[tuple[str, object], ...]
     end_line: int = 0
-    constants: tuple[tuple[str, str], ...] = ()
 
 
 #: The start of the ``syntax_error`` of a file that cannot be read
@@ -284,14 +284,9 @@ def to_record(facts: FileFacts) -> tuple[Any, ...]:
 
 def _function_from_record(fields: Any) -> FunctionInfo:
     """A :class:`FunctionInfo` from its record (its pairs may come back as lists)."""
-    qualname, line, params, defaults, end_line, constants = fields
+    qualname, line, params, defaults, end_line = fields
     return FunctionInfo(
-        qualname,
-        line,
-        tuple(params),
-        tuple((name, value) for name, value in defaults),
-        end_line,
-        tuple((str(name), str(value)) for name, value in constants),
+        qualname, line, tuple(params), tuple((name, value) for name, value in defaults), end_line
     )
 
 

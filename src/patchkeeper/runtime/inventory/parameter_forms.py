@@ -24,6 +24,7 @@ from patchkeeper.runtime.inventory.unnamed_wrappers import wraps_what_it_replace
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Table
+from patchkeeper.runtime.syntax.unparse import expression_text
 
 
 class ParameterForms(DecoratorForms):
@@ -150,13 +151,13 @@ class ParameterForms(DecoratorForms):
         out: list[tuple[str, str, str, str]] = []
         for index, arg in enumerate(call.args):
             if arg.__class__ is ast.Starred:
-                out.append(("*", UNKNOWN, ast.unparse(arg), ""))
+                out.append(("*", UNKNOWN, expression_text(arg), ""))
                 break
             arg = objects.get(arg.id, arg) if isinstance(arg, ast.Name) else arg
             out.append((str(index), *self._argument(arg, scope, table, given)))
         for keyword in call.keywords:
             if keyword.arg is None:
-                out.append(("**", UNKNOWN, ast.unparse(keyword.value), ""))
+                out.append(("**", UNKNOWN, expression_text(keyword.value), ""))
             else:
                 value = keyword.value
                 value = objects.get(value.id, value) if isinstance(value, ast.Name) else value
@@ -177,7 +178,7 @@ class ParameterForms(DecoratorForms):
         found_module = self.module_argument(arg, scope, table, item)
         if found_module is not None:
             if not found_module:
-                return UNKNOWN, ast.unparse(arg), ""
+                return UNKNOWN, expression_text(arg), ""
             # the object's module: the one looked up by name (an attribute read of it)
             module = found_module
             while isinstance(arg, ast.Attribute):
@@ -186,15 +187,15 @@ class ParameterForms(DecoratorForms):
             return UPSTREAM, found_module, module
         # the argument's text is written out only for an argument not followed
         if arg.__class__ is not ast.Name and arg.__class__ is not ast.Attribute:
-            return UNKNOWN, ast.unparse(arg), ""
+            return UNKNOWN, expression_text(arg), ""
         bound = names.dotted(arg, table)
         if bound is None:
-            return UNKNOWN, ast.unparse(arg), ""
+            return UNKNOWN, expression_text(arg), ""
         if is_plugin(bound.dotted, self.cfg.package):
             return OWN, bound.dotted, ""
         if self.external(arg, table) is not None:
             return UPSTREAM, bound.dotted, bound.module
-        return UNKNOWN, ast.unparse(arg), ""
+        return UNKNOWN, expression_text(arg), ""
 
     def module_argument(self, arg: ast.expr, scope: str, table: Table, item: Item) -> str | None:
         """The upstream module ``arg`` looks up by name: ``sys.modules[name]``,
@@ -290,7 +291,7 @@ def declares_class_or_module(node: names.FunctionNode, index: int) -> bool:
         if isinstance(part, ast.Constant) and isinstance(part.value, str):
             text = part.value.split("[")[0].strip()
         else:
-            text = ast.unparse(part)
+            text = expression_text(part)
         if text in _CLASS_OR_MODULE:
             return True
     return False

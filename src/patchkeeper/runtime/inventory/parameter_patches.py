@@ -46,6 +46,7 @@ from typing import Any, TypeVar
 from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax.astwalk import of_kinds
 
 #: The kinds of an argument (:func:`argument`).
 UPSTREAM, PARAMETER, OWN, UNKNOWN = "upstream", "parameter", "own", "unknown"
@@ -78,18 +79,26 @@ def rebound_names(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str
     assignment, a loop, ``del``, an import, a nested definition, a ``nonlocal`` or
     ``global``), read in one walk: :func:`fixed_parameter` asks it for each parameter."""
     found: set[str] = set()
-    for sub in names.walk_all(node):
-        if isinstance(sub, ast.Name):
-            if not isinstance(sub.ctx, ast.Load):
-                found.add(sub.id)
-        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if sub is not node:
-                found.add(sub.name)
-        elif isinstance(sub, (ast.Nonlocal, ast.Global)):
-            found.update(sub.names)
-        elif isinstance(sub, ast.alias):
-            found.add(sub.asname or sub.name.partition(".")[0])
+    for sub in of_kinds(node, _BINDING_KINDS):
+        kind = sub.__class__
+        if kind is ast.Name:
+            if sub.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
+                found.add(sub.id)  # type: ignore[attr-defined]
+        elif kind is ast.alias:
+            found.add(sub.asname or sub.name.partition(".")[0])  # type: ignore[attr-defined]
+        elif kind is ast.Nonlocal or kind is ast.Global:
+            found.update(sub.names)  # type: ignore[attr-defined]
+        elif sub is not node:
+            found.add(sub.name)  # type: ignore[attr-defined]
     return frozenset(found)
+
+
+#: The nodes :func:`rebound_names` reads (found in one :func:`~patchkeeper.runtime.syntax.
+#: astwalk.of_kinds` walk, nested scopes included).
+_BINDING_KINDS = frozenset(
+    {ast.Name, ast.alias, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef}
+    | {ast.Nonlocal, ast.Global}
+)
 
 
 def _reads(node: ast.AST, param: str, attr: str, aliases: set[str]) -> bool:

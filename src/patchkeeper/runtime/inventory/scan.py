@@ -40,12 +40,13 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_plugin,
 )
 from patchkeeper.runtime.inventory.loop_literals import iterations
-from patchkeeper.runtime.inventory.module_constants import function_constants, module_constants
+from patchkeeper.runtime.inventory.module_constants import module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file, undecodable
 from patchkeeper.runtime.syntax.references import tree_facts
+from patchkeeper.runtime.syntax.unparse import expression_text
 
 #: A commented-out import: ``# import vllm_metax.patch.bugfix.x`` or
 #: ``# from vllm_metax.patch.bugfix import x``
@@ -96,6 +97,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self._rebound = {}
+        self._function_defs = {}
         self._loops = []
         self._object_loops = []
         self._swaps = []
@@ -206,6 +208,7 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
+        self._function_defs[qual] = (node, None)
         if node.decorator_list:
             self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
@@ -297,7 +300,7 @@ class _Scanner(AssignmentForms):
         for base in node.bases:
             bound = names.dotted(base, table)
             # "?" marks a base not bound to an import or definition (``Generic[T]``).
-            bases.append(bound.dotted if bound else "?" + ast.unparse(base))
+            bases.append(bound.dotted if bound else "?" + expression_text(base))
         self.facts.classes[qual] = tuple(bases)
         self.facts.class_spans[qual] = (node.lineno, node.end_lineno or node.lineno)
         if node.decorator_list:
@@ -404,7 +407,7 @@ class _Scanner(AssignmentForms):
         names_taken = computed_imports.table_names(text, self._rows)
         lazy = CondSpec(
             computed_imports.CONDITION,
-            f"{ast.unparse(node)} names it (imported when that name is asked for)",
+            f"{expression_text(node)} names it (imported when that name is asked for)",
             node.lineno,
         )
         for name in names_taken:
@@ -483,9 +486,7 @@ def _function_info(qual: str, node: ast.FunctionDef | ast.AsyncFunctionDef) -> F
             value = kw_default.value if isinstance(kw_default, ast.Constant) else ...
             defaults.append((arg.arg, value))
     params = (*positional, *(a.arg for a in args.kwonlyargs))
-    constants = tuple(function_constants(node).items())
-    end = node.end_lineno or node.lineno
-    return FunctionInfo(qual, node.lineno, params, tuple(defaults), end, constants)
+    return FunctionInfo(qual, node.lineno, params, tuple(defaults), node.end_lineno or node.lineno)
 
 
 #: The line ends :meth:`str.splitlines` knows besides ``"\n"``.

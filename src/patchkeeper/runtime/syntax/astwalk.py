@@ -14,12 +14,15 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
+from patchkeeper.runtime.syntax.names import LEAVES, SCALAR_FIELDS
+
 _AST = ast.AST
 _CALL_KIND: frozenset[type] = frozenset({ast.Call})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _STATEMENT_LIKE = (ast.stmt, ast.excepthandler, ast.match_case)
-#: The fields of each node class that can hold a node :func:`of_kinds` looks for: all
-#: but an expression's context and operators (``Load``, ``Add``, ``Eq``: leaves).
+#: The fields of each class :func:`of_kinds` meets that can hold a node it looks for
+#: (:func:`_node_fields`): not names, flags, an expression's context or operators
+#: (``Load``, ``Add``, ``Eq``: leaves).
 _CALL_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
@@ -73,10 +76,13 @@ def calls(root: ast.AST) -> list[ast.Call]:
 
 def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
     """Every node of ``root`` (itself included) whose class is one of ``kinds``, in no
-    particular order: a stack, no function call per node."""
+    particular order: a stack, no function call per node. A list field is put on the stack
+    whole (:meth:`list.extend`), its ``None`` and text items with it: they hold no field
+    (:data:`_CALL_FIELDS` has ``()`` for every class that is not a node) and are no kind
+    asked for, so the nodes found and their order are those of pushing its nodes alone."""
     found: list[ast.AST] = []
-    todo: list[ast.AST] = [root]
-    pop, push = todo.pop, todo.append
+    todo: list[Any] = [root]
+    pop, push, extend = todo.pop, todo.append, todo.extend
     fields_of = _CALL_FIELDS
     while todo:
         node = pop()
@@ -85,18 +91,25 @@ def of_kinds(root: ast.AST, kinds: frozenset[type]) -> list[ast.AST]:
             found.append(node)
         fields = fields_of.get(kind)
         if fields is None:
-            fields = fields_of[kind] = tuple(
-                f for f in kind._fields if f not in ("ctx", "op", "ops")
-            )
+            fields = fields_of[kind] = _node_fields(kind)
         for name in fields:
             value = getattr(node, name, None)
             if value.__class__ is list:
-                for item in value:
-                    if isinstance(item, _AST):
-                        push(item)
+                extend(value)
             elif isinstance(value, _AST):
                 push(value)
     return found
+
+
+def _node_fields(kind: type) -> tuple[str, ...]:
+    """The fields of the class ``kind`` :func:`of_kinds` reads: none for a class that is
+    not a node (``None``, a name in a list of names) or whose fields hold plain values
+    (a constant, ``global`` names), else all but those that hold names, flags, an
+    expression's context or operators (:data:`~patchkeeper.runtime.syntax.names.
+    SCALAR_FIELDS`)."""
+    if not issubclass(kind, _AST) or issubclass(kind, LEAVES):
+        return ()
+    return tuple(f for f in kind._fields if f not in SCALAR_FIELDS)
 
 
 def leveled_statements(root: ast.AST) -> Iterator[tuple[int, ast.AST]]:

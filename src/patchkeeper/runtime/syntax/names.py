@@ -184,7 +184,7 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")
 #: Fields that never hold a child node worth visiting: names, flags, and the context and
 #: operator singletons (``Load``, ``Add``...), which carry nothing.
-_SCALAR_FIELDS = frozenset(
+SCALAR_FIELDS = frozenset(
     {
         "ctx",
         "op",
@@ -206,17 +206,17 @@ _SCALAR_FIELDS = frozenset(
     }
 )
 #: Nodes whose remaining fields hold plain values (a constant, a list of names).
-_LEAVES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
+LEAVES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
 def _child_fields(cls: type) -> tuple[str, ...]:
     fields = _CHILD_FIELDS.get(cls)
     if fields is None:
-        if issubclass(cls, _SCOPES + _LEAVES):
+        if issubclass(cls, _SCOPES + LEAVES):
             fields = ()
         else:
-            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _SCALAR_FIELDS)
+            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in SCALAR_FIELDS)
         _CHILD_FIELDS[cls] = fields
     return fields
 
@@ -259,9 +259,9 @@ def walk_all(node: ast.AST) -> Iterator[ast.AST]:
         kind = node.__class__
         fields = _ALL_FIELDS.get(kind)
         if fields is None:
-            leaf = issubclass(kind, _LEAVES)
+            leaf = issubclass(kind, LEAVES)
             own = getattr(kind, "_fields", ())  # a str of a pattern has none
-            fields = () if leaf else tuple(f for f in own if f not in _SCALAR_FIELDS)
+            fields = () if leaf else tuple(f for f in own if f not in SCALAR_FIELDS)
             _ALL_FIELDS[kind] = fields
         for name in fields:
             value = getattr(node, name, None)

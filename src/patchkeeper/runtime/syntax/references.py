@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.astwalk import append_children, nodes, scoped_nodes
+from patchkeeper.runtime.syntax.unparse import expression_text
 
 #: ``(references, tests)``: ``references`` as ``(dotted, line, at_import, guard)`` of every
 #: name imported or referenced through a module-level binding (``guard``: the line of the
@@ -108,7 +109,7 @@ def tree_facts(
     tests: list[tuple[int, str]] = []
     for node, at_import in walked:
         if isinstance(node, (ast.If, ast.IfExp)):
-            tests.append((node.lineno, ast.unparse(node.test)))
+            tests.append((node.lineno, expression_text(node.test)))
         elif isinstance(node, ast.Import):
             references += [
                 (a.name, node.lineno, at_import, guard_line(node, guarded))
