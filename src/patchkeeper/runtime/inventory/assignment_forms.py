@@ -86,9 +86,8 @@ class AssignmentForms(ParameterForms):
     module_table: Table
     is_package: bool
     _defs: dict[str, list[names.FunctionDef]] | None
-    #: Per function (its qualified name), its ``def`` as last met in the walk and its
-    #: constants once asked for (:meth:`_constants`).
-    _function_defs: dict[str, tuple[names.FunctionNode, dict[str, str] | None]]
+    #: Each function's constants, found when first asked for (:meth:`_constants`).
+    _function_defs: module_constants.FunctionConstants
     #: The literal items of the ``for`` loops around the statement (outermost first; an
     #: empty list for a loop over anything else).
     _loops: list[list[Item]]
@@ -397,16 +396,8 @@ class AssignmentForms(ParameterForms):
     def _constants(self, scope: str) -> dict[str, str]:
         """The constants a name can stand for in ``scope``: the module's, and those of the
         function ``scope`` itself, which hide the module's of the same name."""
-        known = self._function_defs.get(scope)
-        if known is None:
-            return self.facts.constants
-        node, constants = known
-        if constants is None:  # most functions never ask: found when first asked
-            constants = module_constants.function_constants(node)
-            self._function_defs[scope] = (node, constants)
-        if not constants:
-            return self.facts.constants
-        return {**self.facts.constants, **constants}
+        constants = self._function_defs.of(scope)
+        return {**self.facts.constants, **constants} if constants else self.facts.constants
 
     def sys_modules_item(
         self, key: ast.expr, replacement: str, line: int, conds: Any, scope: str, table: Table

@@ -164,6 +164,32 @@ def function_constants(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     }
 
 
+class FunctionConstants:
+    """The constants of each function of one module (:func:`function_constants`), keyed
+    by its qualified name, found the first time a name in that function asks for them:
+    most functions never ask, so the scan keeps only each ``def`` as it meets it."""
+
+    __slots__ = ("_met",)
+
+    def __init__(self) -> None:
+        self._met: dict[str, tuple[names.FunctionNode, dict[str, str] | None]] = {}
+
+    def met(self, qual: str, node: names.FunctionNode) -> None:
+        """Record the ``def`` of the function ``qual`` (the last one met wins)."""
+        self._met[qual] = (node, None)
+
+    def of(self, qual: str) -> dict[str, str]:
+        """The constants of the function ``qual``; empty for a scope that is no function."""
+        known = self._met.get(qual)
+        if known is None:
+            return {}
+        node, constants = known
+        if constants is None:
+            constants = function_constants(node)
+            self._met[qual] = (node, constants)
+        return constants
+
+
 def local_value(
     expr: ast.expr,
     table: names.Table,

@@ -40,7 +40,7 @@ from patchkeeper.runtime.inventory.file_facts import (
     is_plugin,
 )
 from patchkeeper.runtime.inventory.loop_literals import iterations
-from patchkeeper.runtime.inventory.module_constants import module_constants
+from patchkeeper.runtime.inventory.module_constants import FunctionConstants, module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
@@ -97,7 +97,7 @@ class _Scanner(AssignmentForms):
         self.tree = tree
         self._defs = None
         self._rebound = {}
-        self._function_defs = {}
+        self._function_defs = FunctionConstants()
         self._loops = []
         self._object_loops = []
         self._swaps = []
@@ -208,7 +208,7 @@ class _Scanner(AssignmentForms):
         if scope != MODULE_SCOPE and not cls:
             qual = f"{scope}.{node.name}"
         self.facts.functions[qual] = _function_info(qual, node)
-        self._function_defs[qual] = (node, None)
+        self._function_defs.met(qual, node)
         if node.decorator_list:
             self.facts.decorated[node.lineno] = node.decorator_list[0].lineno
         for deco in node.decorator_list:
