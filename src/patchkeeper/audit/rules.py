@@ -41,6 +41,7 @@ class Rule(WordEnum):
     REWORDED_AT_PLACE = "reworded-at-place"  # upstream reworded the words it changes
     GONE_AROUND = "gone-around"  # upstream took out the lines it inserts between
     TESTS_CHANGED = "tests-changed"  # upstream changed the tests it skips
+    SOME_HUNKS_THERE = "some-hunks-there"  # a hunk adding new code is there, others fail
     REFRESH = "refresh"  # git's three-way merge places its hunks unchanged
     REFRESH_MOVED = "refresh-moved"  # its hunks land unchanged in the file their code moved to
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds
