@@ -252,3 +252,50 @@ def test_a_hunk_there_only_by_an_import_is_no_evidence(tmp_path: Path) -> None:
         tmp_path, {path: TEST_NEW}, [("skip.patch", IMPORT_PATCH)], old={path: TEST_OLD}
     )
     assert (verdict.verdict, verdict.action, verdict.rule) == ("conflict", "look", "tests-changed")
+
+
+# a later patch that changes a line the overlong-line patch adds in its failing hunk
+FOLLOW_UP = """Subject: Name the peer of an unterminated line
+---
+--- a/mail/session.py
++++ b/mail/session.py
+@@ -13,7 +13,7 @@ class Session:
+         while True:
+             line = await self.reader.readline()
+             if line and not line.endswith(b"\\\\n"):
+-                log.warning("unterminated line %r", line)
++                log.warning("unterminated line %r from %s", line, self.peer)
+                 await self.reply(b"500 line not terminated")
+                 continue
+             if not line:
+"""
+
+
+def test_a_patch_blocked_by_one_upstream_took_part_of_is_left_to_a_person(
+    tmp_path: Path,
+) -> None:
+    """It needs lines of a patch upstream may have whole, written its own way: "port after
+    it" would rest on a port that may never happen, so a person decides it with that one."""
+    series = [("overlong.patch", PATCH), ("peer.patch", FOLLOW_UP)]
+    first, second = judge(tmp_path, {PATH: NEW}, series, old={PATH: OLD})
+    assert (first.verdict, first.action, first.rule) == ("conflict", "look", "some-hunks-there")
+    assert (second.verdict, second.action, second.rule, second.blocked_by) == (
+        "blocked",
+        "look",
+        "blocker-partly-upstream",
+        "overlong.patch",
+    )
+    assert second.summary == (
+        "mail/session.py #1 needs lines that the failing patch overlong.patch adds; upstream"
+        " has some of the hunks of the patch it needs (overlong.patch: upstream has some of"
+        " its hunks, with code the old pin lacks: mail/session.py #2 (1 of 2 hunks there));"
+        " to do: look (decide it with overlong.patch, which upstream took part of)"
+    )
+
+
+def test_a_patch_blocked_by_a_plain_conflict_is_ported_after_it(tmp_path: Path) -> None:
+    """Without the pin's tree the earlier patch is a plain conflict: port after it."""
+    series = [("overlong.patch", PATCH), ("peer.patch", FOLLOW_UP)]
+    first, second = judge(tmp_path, {PATH: NEW}, series)
+    assert (first.verdict, first.action, first.rule) == ("conflict", "port", "hunks-fail")
+    assert (second.verdict, second.action, second.rule) == ("blocked", "port", "blocked")

@@ -46,6 +46,7 @@ class Rule(WordEnum):
     REFRESH_MOVED = "refresh-moved"  # its hunks land unchanged in the file their code moved to
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds
     BLOCKER_CONTEXT_ONLY = "blocker-context-only"  # ... only as context: its own lines fit
+    BLOCKER_PARTLY_UPSTREAM = "blocker-partly-upstream"  # ... and upstream took part of it
     CHAIN = "chain"  # later upstreamed patches of the series rewrite the lines it lacks
     # its files
     FILE_MOVED = "file-moved"  # a file it changes moved (found by its content)

@@ -219,7 +219,9 @@ class PatchVerdict:
             has some of its hunks by code the old pin lacked (:func:`_some_hunks_there`),
             or for a *target gone*
             patch, that the files its content moved to have every line it adds
-            (:func:`_added_where_moved`), which makes the action *look*; ``""`` otherwise.
+            (:func:`_added_where_moved`), or for a *blocked* patch, that upstream has
+            some of the hunks of the patch it needs (:func:`_blocker_partly_upstream`),
+            which makes the action *look*; ``""`` otherwise.
         rule: the rule that decided the verdict and its action, one of
             :data:`patchkeeper.audit.rules.RULES` (:func:`action_of` names the rule that
             changed what to do, when one did); ``""`` for a verdict not finished yet.
@@ -265,9 +267,30 @@ class FailedPatch:
     #: per path, the lines its hunks that still apply to the new release add: its port
     #: keeps them as they are
     kept: dict[str, set[bytes]] = field(default_factory=dict)
+    #: the evidence that upstream has some of its hunks by code the old pin lacked
+    #: (:func:`_some_hunks_there`), when it does: it may not need a port at all
+    partly_upstream: str = ""
 
 
 # --------------------------------------------------------------------------- blocked
+
+
+#: How :func:`_blocker_partly_upstream`'s evidence starts.
+BLOCKER_PARTLY_TEXT = "upstream has some of the hunks of the patch it needs"
+
+
+def _blocker_partly_upstream(earlier: FailedPatch) -> str:
+    """The evidence that the failing patch a *blocked* patch needs is itself partly upstream
+    (:attr:`FailedPatch.partly_upstream`), else ``""``.
+
+    That patch is for a person to decide (upstream may have all of it, written its own
+    way), so "port after it" would rest on a port that may never happen: if upstream has
+    the earlier fix, the lines this one needs are upstream's, and this patch may be
+    upstream too or need its lines put on upstream's. The trees cannot tell which, and a
+    person decides this one with that one (*look*)."""
+    if not earlier.partly_upstream:
+        return ""
+    return f"{BLOCKER_PARTLY_TEXT} ({shown_name(earlier.name)}: {earlier.partly_upstream})"
 
 
 def _rests_on_absence(hunk: Hunk, status: HunkVerdict) -> bool:
@@ -1075,17 +1098,21 @@ def _judge_failing(
         verb = "needs" if len(needing) == 1 else "need"
         earlier = next(f for f in failed if f.name == blocker)
         lands = _lands_after(ws, patch, statuses, earlier) or ""
+        partly = "" if lands else _blocker_partly_upstream(earlier)
+        rule = Rule.BLOCKER_CONTEXT_ONLY if lands else Rule.BLOCKED
         return PatchVerdict(
             patch.name,
             BLOCKED,
             f"{refs} {verb} lines that the failing patch {shown_name(blocker)} adds"
-            + (f"; {lands}" if lands else ""),
+            + (f"; {lands}" if lands else "")
+            + (f"; {partly}" if partly else ""),
             tuple(statuses),
             shares,
             blocked_by=blocker,
             kind=kind,
             lands=lands,
-            rule=Rule.BLOCKER_CONTEXT_ONLY if lands else Rule.BLOCKED,
+            rewritten=partly,
+            rule=Rule.BLOCKER_PARTLY_UPSTREAM if partly else rule,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     if reverse.ok and _reverse_proves(ws, patch, ctx.pin):
@@ -2102,6 +2129,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         return CARRY, reason, Rule.BLOCKER_CONTEXT_ONLY
     if verdict.upstream_commit:
         return LOOK, UPSTREAM_COMMIT_REASON, Rule.UPSTREAM_COMMIT
+    if verdict.rewritten.startswith(BLOCKER_PARTLY_TEXT):
+        reason = f"decide it with {verdict.blocked_by}, which upstream took part of"
+        return LOOK, reason, Rule.BLOCKER_PARTLY_UPSTREAM
     return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
 
 
