@@ -133,16 +133,18 @@ Subject: [PATCH 2/2] restore import
             "pkg/facter.py 2/3); to do: retire (upstream has it)",
             id="the-import-is-put-back",
         ),
-        # the import it drops may be its point: the failing hunk decides
+        # the import it drops may be its point: the failing hunk decides, and with the
+        # hunk upstream took by code the pin lacked, a person does (some-hunks-there)
         pytest.param(
             FIRST,
             "conflict",
-            "port",
-            "hunks-fail",
+            "look",
+            "some-hunks-there",
             "pkg/facter.py #1 fails at fuzz 0 (closest: pkg/facter.py line 1, 3 of 14 lines "
             "match); already upstream: pkg/facter.py #2; 2 of 2 substantive added lines "
-            "already upstream (strongest: pkg/facter.py 2/2); to do: port (rework the failing "
-            "hunks)",
+            "already upstream (strongest: pkg/facter.py 2/2); upstream has some of its hunks, "
+            "with code the old pin lacks: pkg/facter.py #2 (1 of 2 hunks there); to do: look "
+            "(upstream took part of it; decide whether the failing hunks are still needed)",
             id="the-import-stays-dropped",
         ),
     ],

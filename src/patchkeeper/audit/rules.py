@@ -41,10 +41,12 @@ class Rule(WordEnum):
     REWORDED_AT_PLACE = "reworded-at-place"  # upstream reworded the words it changes
     GONE_AROUND = "gone-around"  # upstream took out the lines it inserts between
     TESTS_CHANGED = "tests-changed"  # upstream changed the tests it skips
+    SOME_HUNKS_THERE = "some-hunks-there"  # a hunk adding new code is there, others fail
     REFRESH = "refresh"  # git's three-way merge places its hunks unchanged
     REFRESH_MOVED = "refresh-moved"  # its hunks land unchanged in the file their code moved to
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds
     BLOCKER_CONTEXT_ONLY = "blocker-context-only"  # ... only as context: its own lines fit
+    BLOCKER_PARTLY_UPSTREAM = "blocker-partly-upstream"  # ... and upstream took part of it
     CHAIN = "chain"  # later upstreamed patches of the series rewrite the lines it lacks
     # its files
     FILE_MOVED = "file-moved"  # a file it changes moved (found by its content)

@@ -294,7 +294,10 @@ def _judge_in_order(
             and not verdict.refresh
         ):
             # a failing patch leaves ``ws`` as it was: its hunks that apply are read there
-            failed.append(remember_failure(patch, ws))
+            record = remember_failure(patch, ws)
+            if verdict.rule == Rule.SOME_HUNKS_THERE:
+                record.partly_upstream = verdict.rewritten
+            failed.append(record)
         verdicts.append(verdict)
     return verdicts
 

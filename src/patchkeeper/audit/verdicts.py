@@ -55,6 +55,7 @@ from patchkeeper.audit.hunk_verdicts import (
     APPLIES,
     BY_REQUIREMENTS,
     FAILS,
+    IMPORTS_THERE,
     PRESENT,
     REWRITTEN_MIN_LENGTH,
     HunkVerdict,
@@ -214,9 +215,13 @@ class PatchVerdict:
             its failing hunks insert (:func:`gone_around`, unless the hunks land elsewhere
             with their lines unchanged), or reworded at their place the words a wording fix
             changes (:func:`_reworded_at_place`), or, for a tests-only patch that skips
-            tests, changed those tests (:func:`_skipped_changed`), or for a *target gone*
+            tests, changed those tests (:func:`_skipped_changed`), or that the new release
+            has some of its hunks by code the old pin lacked (:func:`_some_hunks_there`),
+            or for a *target gone*
             patch, that the files its content moved to have every line it adds
-            (:func:`_added_where_moved`), which makes the action *look*; ``""`` otherwise.
+            (:func:`_added_where_moved`), or for a *blocked* patch, that upstream has
+            some of the hunks of the patch it needs (:func:`_blocker_partly_upstream`),
+            which makes the action *look*; ``""`` otherwise.
         rule: the rule that decided the verdict and its action, one of
             :data:`patchkeeper.audit.rules.RULES` (:func:`action_of` names the rule that
             changed what to do, when one did); ``""`` for a verdict not finished yet.
@@ -262,9 +267,30 @@ class FailedPatch:
     #: per path, the lines its hunks that still apply to the new release add: its port
     #: keeps them as they are
     kept: dict[str, set[bytes]] = field(default_factory=dict)
+    #: the evidence that upstream has some of its hunks by code the old pin lacked
+    #: (:func:`_some_hunks_there`), when it does: it may not need a port at all
+    partly_upstream: str = ""
 
 
 # --------------------------------------------------------------------------- blocked
+
+
+#: How :func:`_blocker_partly_upstream`'s evidence starts.
+BLOCKER_PARTLY_TEXT = "upstream has some of the hunks of the patch it needs"
+
+
+def _blocker_partly_upstream(earlier: FailedPatch) -> str:
+    """The evidence that the failing patch a *blocked* patch needs is itself partly upstream
+    (:attr:`FailedPatch.partly_upstream`), else ``""``.
+
+    That patch is for a person to decide (upstream may have all of it, written its own
+    way), so "port after it" would rest on a port that may never happen: if upstream has
+    the earlier fix, the lines this one needs are upstream's, and this patch may be
+    upstream too or need its lines put on upstream's. The trees cannot tell which, and a
+    person decides this one with that one (*look*)."""
+    if not earlier.partly_upstream:
+        return ""
+    return f"{BLOCKER_PARTLY_TEXT} ({shown_name(earlier.name)}: {earlier.partly_upstream})"
 
 
 def _rests_on_absence(hunk: Hunk, status: HunkVerdict) -> bool:
@@ -1073,17 +1099,21 @@ def _judge_failing(
         verb = "needs" if len(needing) == 1 else "need"
         earlier = next(f for f in failed if f.name == blocker)
         lands = _lands_after(ws, patch, statuses, earlier) or ""
+        partly = "" if lands else _blocker_partly_upstream(earlier)
+        rule = Rule.BLOCKER_CONTEXT_ONLY if lands else Rule.BLOCKED
         return PatchVerdict(
             patch.name,
             BLOCKED,
             f"{refs} {verb} lines that the failing patch {shown_name(blocker)} adds"
-            + (f"; {lands}" if lands else ""),
+            + (f"; {lands}" if lands else "")
+            + (f"; {partly}" if partly else ""),
             tuple(statuses),
             shares,
             blocked_by=blocker,
             kind=kind,
             lands=lands,
-            rule=Rule.BLOCKER_CONTEXT_ONLY if lands else Rule.BLOCKED,
+            rewritten=partly,
+            rule=Rule.BLOCKER_PARTLY_UPSTREAM if partly else rule,
         )
     reverse = apply_patch(ws, patch, reverse=True, commit=False)
     if reverse.ok and _reverse_proves(ws, patch, ctx.pin):
@@ -1180,6 +1210,11 @@ def _judge_failing(
         rewritten, rule = _reworded_at_place(ws, patch, statuses), Rule.REWORDED_AT_PLACE
     if not rewritten:
         rewritten, rule = _skipped_changed(ws, patch, statuses, kind), Rule.TESTS_CHANGED
+    if not rewritten:
+        rewritten, rule = (
+            _some_hunks_there(ws, patch, statuses, kind, ctx.pin),
+            Rule.SOME_HUNKS_THERE,
+        )
     if rewritten:
         summary = f"{verdict.summary}; {rewritten}"
         verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
@@ -1493,6 +1528,79 @@ def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
     if len(present) < MOST_HUNKS * len(deciding):
         return None
     return f"{MOST_HUNKS_TEXT}: {len(present)} of {len(deciding)} ({_refs(deciding, PRESENT)})"
+
+
+#: How :func:`_some_hunks_there`'s evidence starts (its action's reason follows from it).
+SOME_HUNKS_TEXT = "upstream has some of its hunks, with code the old pin lacks"
+
+
+def _some_hunks_there(
+    ws: Workspace,
+    patch: Patch,
+    statuses: Sequence[HunkVerdict],
+    kind: str,
+    pin: TreeSearch | None,
+) -> str | None:
+    """The evidence that upstream took part of a failing patch as it is: of the hunks of
+    the files that decide its verdict (:func:`decides`), one at least fails, and one at
+    least is there by code it adds, a substantive line other than an import that the new
+    release's file has and the old pin's file lacked (not there only by the lines it
+    removes being gone, :func:`_rests_on_absence`, nor by imports upstream has for code of
+    its own), and no failing hunk's removed lines are all still in the file (upstream kept
+    what that hunk changes: that part of the fix is not upstream, and the patch is to
+    port); else ``None``, and always without the old pin's tree.
+
+    Upstream wrote that hunk's new code since the pin, as the patch writes it: the patch,
+    or the upstream fix it is a backport of, is at least partly upstream. Its failing
+    hunks are then the rest of that fix written another way (a retire) or a part upstream
+    left out (a port), and the trees cannot tell which: a port would rework lines upstream
+    may have already, a retire may drop a hunk upstream lacks. The patch stays a *conflict*
+    (the rules of the series, a refresh or later patches that rewrite its lines, still
+    judge it), for a person to decide (*look*)."""
+    if pin is None:
+        return None
+    deciding = [s for s in statuses if decides(s.path, kind)]
+    if not any(s.status == FAILS for s in deciding):
+        return None
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    for status in deciding:
+        found = hunks.get((status.path, status.patch_line))
+        if status.status != FAILS or found is None:
+            continue
+        diff, hunk = found
+        state = ws.get(diff.old_path or diff.path)
+        removed = removed_lines(hunk)
+        if state is not None and removed:
+            index = file_index(state.lines)
+            if all(index.has(line) for line in removed):
+                return None  # upstream kept every line it changes: that part is not upstream
+    speaking = []
+    for status in deciding:
+        found = hunks.get((status.path, status.patch_line))
+        if status.status != PRESENT or status.how == IMPORTS_THERE or found is None:
+            continue
+        diff, hunk = found
+        if _rests_on_absence(hunk, status):
+            continue
+        path = diff.new_path or diff.path
+        language = language_of(path)
+        added = [
+            line
+            for line in substantive_lines((line.text for line in hunk.added), language)
+            if not is_import(line)
+        ]
+        now, then = ws.get(path), pin.state(diff.old_path or path)
+        has = set(substantive_lines(now.lines, language)) if now is not None else set()
+        had = set(substantive_lines(then.lines, language)) if then is not None else set()
+        if any(line in has and line not in had for line in added):
+            speaking.append(status)
+    if not speaking:
+        return None
+    present = sum(1 for s in deciding if s.status == PRESENT)
+    return (
+        f"{SOME_HUNKS_TEXT}: {hunk_refs(speaking, statuses)} ({present} of {len(deciding)} "
+        "hunks there)"
+    )
 
 
 #: Upstream's tests must add at least this many lines the pin lacks to speak for a code
@@ -1995,6 +2103,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
             reason = "upstream changed the tests it skips; decide whether they still fail"
             return LOOK, reason, Rule.TESTS_CHANGED
+        if verdict.rewritten.startswith(SOME_HUNKS_TEXT):
+            reason = "upstream took part of it; decide whether the failing hunks are still needed"
+            return LOOK, reason, Rule.SOME_HUNKS_THERE
         if verdict.rewritten:
             return LOOK, REWRITTEN_REASON, own
         if verdict.upstream_commit:
@@ -2019,6 +2130,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         return CARRY, reason, Rule.BLOCKER_CONTEXT_ONLY
     if verdict.upstream_commit:
         return LOOK, UPSTREAM_COMMIT_REASON, Rule.UPSTREAM_COMMIT
+    if verdict.rewritten.startswith(BLOCKER_PARTLY_TEXT):
+        reason = f"decide it with {verdict.blocked_by}, which upstream took part of"
+        return LOOK, reason, Rule.BLOCKER_PARTLY_UPSTREAM
     return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
 
 
