@@ -446,8 +446,9 @@ def _read_ledger(settings: LedgerSettings) -> str:
         raise PatchFormatError(
             f"cannot read the ledger file: {exc.strerror}",
             path=path,
-            hint="make it a readable Markdown file (or remove it: 'patchkeeper ledger' writes "
-            "it), or set file in [ledger] to another path",
+            hint=f"make it a readable Markdown file with the lines {settings.begin_marker} --> "
+            f"and {settings.end_marker} ('patchkeeper ledger' writes the table between them, "
+            "never the file), or set file in [ledger] to another path",
         ) from None
 
 
