@@ -303,6 +303,8 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     if not isinstance(exc, OSError) or exc.errno not in REFUSALS:
         return None
     hint = REFUSALS[exc.errno]
+    if exc.errno in (errno.EACCES, errno.EPERM) and _unreadable_file(exc.filename):
+        hint = "let this user read it, or work on a copy"
     if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and _in_cache(exc.filename):
         hint = (
             f"the cache of downloaded releases is {cache_root()}: set {CACHE_ENV} to a "
@@ -313,6 +315,15 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
         path=exc.filename,
         hint=hint,
     )
+
+
+def _unreadable_file(filename: object) -> bool:
+    """Whether ``filename`` is a file that exists and this user may not read: the refused
+    operation was a read (a read-only command meets it too), so the hint asks for read
+    access, not for write access to it and its directory."""
+    if not isinstance(filename, str) or not filename:
+        return False
+    return os.path.isfile(filename) and not os.access(filename, os.R_OK)
 
 
 def _in_cache(filename: object) -> bool:

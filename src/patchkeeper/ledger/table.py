@@ -378,11 +378,17 @@ def read_preamble(path: Path) -> tuple[bytes, int]:
     """
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the patch file does not exist",
+            path=path,
+            hint="restore the file, or remove it from the series",
+        ) from None
     except OSError as exc:
         raise PatchFormatError(
             f"cannot read the patch: {exc.strerror}",
             path=path,
-            hint="restore the file, or remove it from the series",
+            hint="make it a readable patch file, or take its line out of the series",
         ) from None
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
