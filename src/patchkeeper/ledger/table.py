@@ -44,6 +44,7 @@ from patchkeeper.series.parse import (
     split_lines,
 )
 from patchkeeper.system.markdown_cells import escape_cell, unescape_cell
+from patchkeeper.system.regular import read_file
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -440,7 +441,7 @@ def encode_text(text: str) -> bytes:
 def _read_ledger(settings: LedgerSettings) -> str:
     path: Path = settings.file
     try:
-        return path.read_bytes().decode(ENCODING, ERRORS)
+        return read_file(path).decode(ENCODING, ERRORS)
     except FileNotFoundError:
         raise PatchFormatError(
             "the ledger file does not exist",
@@ -646,7 +647,7 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
     for entry in series.entries:
         if name in (entry.name, row_name(entry.name)):
             return entry
-    for line_no, line in enumerate(split_lines(series.path.read_bytes()), 1):
+    for line_no, line in enumerate(split_lines(read_file(series.path)), 1):
         match = _PROPOSED_LINE.match(line.decode("utf-8", "surrogateescape").strip())
         if match and name in (match["name"], row_name(match["name"])):
             return SeriesEntry(match["name"], line_no)
@@ -677,7 +678,7 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
             ``.patch``), naming the ledger's line of it.
     """
     try:
-        text = settings.file.read_bytes().decode(ENCODING, ERRORS)
+        text = read_file(settings.file).decode(ENCODING, ERRORS)
         rows = table_rows(text, settings.retired_begin, settings.retired_end, settings.file)
     except (OSError, PatchFormatError):
         return  # no readable Retired table: the series' own error says enough

@@ -36,7 +36,7 @@ from patchkeeper.series.model import (
 )
 from patchkeeper.system.filenames import name_hint, name_problem
 from patchkeeper.system.names import shown_name, unquoted_name
-from patchkeeper.system.regular import file_kind
+from patchkeeper.system.regular import file_kind, read_file
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -94,7 +94,7 @@ def parse_series(path: Path) -> Series:
     [('a.patch', 3, None), ('b.patch', 4, 0), ('fix-#7.patch', 5, None)]
     """
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except FileNotFoundError:
         raise PatchFormatError(
             "the series file does not exist",
