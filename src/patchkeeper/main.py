@@ -83,17 +83,17 @@ def prepare(command: click.Command) -> None:
 )
 @click.version_option(version=__version__, prog_name="patchkeeper")
 @click.pass_context
-def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
+def cli(ctx: click.Context, config_file: Path | None, directory: tuple[Path, ...]) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
-    if directory is not None:
-        # like git -C: every relative path on the command line is read from DIR too
-        (param,) = (p for p in ctx.command.params if p.name == "directory")
-        enter_directory(directory, param)
-        directory = None
+    # like git -C: every relative path on the command line is read from DIR too, and a
+    # second -C from the first
+    (param,) = (p for p in ctx.command.params if p.name == "directory")
+    for each in directory:
+        enter_directory(each, param)
     from patchkeeper.progress import set_warning_sink
 
     set_warning_sink(_warn)
-    ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
+    ctx.obj = Settings(config_file, None)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
         from patchkeeper.progress import set_bar_factory, set_sink
         from patchkeeper.render.console import progress_bar, status_line
