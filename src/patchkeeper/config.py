@@ -37,6 +37,7 @@ from packaging.version import InvalidVersion, Version
 
 from patchkeeper.constants import DEFAULT_IGNORE, SERIES_READERS
 from patchkeeper.errors import ConfigError, PatchkeeperError
+from patchkeeper.system.regular import read_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -533,7 +534,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
             of the first bad byte) or is not valid TOML.
     """
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as exc:
         raise ConfigError(
             f"cannot read: {exc.strerror}",
@@ -786,7 +787,7 @@ def _pyproject_table(candidate: Path) -> dict[str, Any] | None:
         ConfigError: the file is not TOML, or ``tool.patchkeeper`` is not a table.
     """
     try:
-        if b"patchkeeper" not in candidate.read_bytes():
+        if b"patchkeeper" not in read_file(candidate):
             return None
     except OSError:
         return None

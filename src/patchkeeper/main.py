@@ -83,17 +83,17 @@ def prepare(command: click.Command) -> None:
 )
 @click.version_option(version=__version__, prog_name="patchkeeper")
 @click.pass_context
-def cli(ctx: click.Context, config_file: Path | None, directory: Path | None) -> None:
+def cli(ctx: click.Context, config_file: Path | None, directory: tuple[Path, ...]) -> None:
     """Keep a downstream patch series (or runtime patches) true against upstream releases."""
-    if directory is not None:
-        # like git -C: every relative path on the command line is read from DIR too
-        (param,) = (p for p in ctx.command.params if p.name == "directory")
-        enter_directory(directory, param)
-        directory = None
+    # like git -C: every relative path on the command line is read from DIR too, and a
+    # second -C from the first
+    (param,) = (p for p in ctx.command.params if p.name == "directory")
+    for each in directory:
+        enter_directory(each, param)
     from patchkeeper.progress import set_warning_sink
 
     set_warning_sink(_warn)
-    ctx.obj = Settings(config_file, directory)  # load_config resolves it, after any -C
+    ctx.obj = Settings(config_file, None)  # load_config resolves it, after any -C
     if sys.stderr.isatty():
         from patchkeeper.progress import set_bar_factory, set_sink
         from patchkeeper.render.console import progress_bar, status_line
@@ -303,6 +303,8 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     if not isinstance(exc, OSError) or exc.errno not in REFUSALS:
         return None
     hint = REFUSALS[exc.errno]
+    if exc.errno in (errno.EACCES, errno.EPERM) and _unreadable_file(exc.filename):
+        hint = "let this user read it, or work on a copy"
     if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and _in_cache(exc.filename):
         hint = (
             f"the cache of downloaded releases is {cache_root()}: set {CACHE_ENV} to a "
@@ -313,6 +315,15 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
         path=exc.filename,
         hint=hint,
     )
+
+
+def _unreadable_file(filename: object) -> bool:
+    """Whether ``filename`` is a file that exists and this user may not read: the refused
+    operation was a read (a read-only command meets it too), so the hint asks for read
+    access, not for write access to it and its directory."""
+    if not isinstance(filename, str) or not filename:
+        return False
+    return os.path.isfile(filename) and not os.access(filename, os.R_OK)
 
 
 def _in_cache(filename: object) -> bool:

@@ -5,6 +5,8 @@ makes quilt apply the patch reversed, which patchkeeper refuses with a message s
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from engine_support import make_downstream, run, tree_state
 
@@ -74,6 +76,50 @@ def test_an_option_quilt_passes_to_patch_but_patchkeeper_refuses(
         f"patchkeeper: error: {ds.patches}/series:1: {message}\n  hint: {hint}\n",
     )
     assert tree_state(ds.target) == before
+
+
+OPTIONS_HINT = "a series line is a patch name, optionally followed by -pN (or -p N)"
+
+
+@pytest.mark.parametrize(
+    ("line", "message", "hint"),
+    [
+        (b"one.patch -p\xe9", 'unknown option "-p\\351" after one.patch', OPTIONS_HINT),
+        (b"caf\xe9.patch -x", "unknown option '-x' after \"caf\\351.patch\"", OPTIONS_HINT),
+        (
+            b"one.patch -p \xe9",
+            "option '-p' after one.patch needs a strip level, but is followed by \"\\351\"",
+            OPTIONS_HINT,
+        ),
+        (
+            b"caf\xe9.patch -R",
+            "option '-R' after \"caf\\351.patch\": quilt applies this patch reversed (patch "
+            "-R), which patchkeeper does not do",
+            "write the patch forwards (quilt push it, then quilt refresh rewrites it and drops "
+            "the -R), and remove -R from the series line",
+        ),
+    ],
+)
+def test_a_refused_option_shows_bytes_that_are_not_utf8_as_names_are_shown(
+    tmp_path, line: bytes, message: str, hint: str
+) -> None:
+    """A series file written in Latin-1 (``caf\xe9.patch -x``): the refused option and the
+    patch name are shown in git's quoted form, as every other message shows a name that is not
+    UTF-8, in the text and in ``--json``; they were shown as lone surrogates
+    (``'-p\\udce9'``), which say nothing of the byte and cannot be written as UTF-8."""
+    ds = make_downstream(tmp_path, {"g": b"c\n"}, {"one.patch": P1})
+    (ds.patches / "caf\udce9.patch").write_bytes(P1)
+    (ds.patches / "series").write_bytes(line + b"\n")
+    before = tree_state(ds.target)
+    outcome = run(ds, "apply")
+    assert (outcome.code, outcome.out) == (
+        2,
+        f"patchkeeper: error: {ds.patches}/series:1: {message}\n  hint: {hint}\n",
+    )
+    assert tree_state(ds.target) == before
+    outcome = run(ds, "apply", "--json")
+    envelope, _ = json.JSONDecoder().raw_decode(outcome.out)
+    assert (outcome.code, envelope["error"]["message"]) == (2, message)
 
 
 def test_a_patch_named_with_a_space(tmp_path) -> None:

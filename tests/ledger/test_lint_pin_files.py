@@ -58,14 +58,14 @@ source = { registry = "https://example.org/simple" }
 
 TEXT = [
     'docker/requirements.txt:3: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
-    "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both name "
-    "the release the project installs",
+    "patchkeeper.toml: raise the requirement to 0.32.0 or lower pin in patchkeeper.toml, so "
+    "that both name the release the project installs",
     'pyproject.toml:5: PK601 requires vllm<0.32,>=0.30, but pin = "0.32.0" in patchkeeper.toml: '
-    "raise pin in patchkeeper.toml or the requirement, so that both name the release the "
-    "project installs",
-    'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml: raise pin '
-    "in patchkeeper.toml or the requirement, so that both name the release the project "
-    "installs",
+    "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml, so that both name the "
+    "release the project installs",
+    'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in patchkeeper.toml: raise the '
+    "requirement to 0.32.0 or lower pin in patchkeeper.toml, so that both name the release "
+    "the project installs",
     "3 problems in 0 patches",
 ]
 
@@ -108,8 +108,8 @@ def test_requirements_that_disagree_with_the_pin(cli, tmp_path: Path) -> None:
     assert (run.code, run.out.splitlines(), run.err) == (1, TEXT, "")
     data = json.loads(cli("lint", "--json", cwd=root).out)
     hint = (
-        "raise pin in patchkeeper.toml or the requirement, so that both name the release "
-        "the project installs"
+        "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml, so that both name "
+        "the release the project installs"
     )
     assert data["findings"] == [
         {"code": "PK601", "path": "docker/requirements.txt", "line": 3,
@@ -149,14 +149,15 @@ def test_a_pin_in_pyproject_and_a_file_that_cannot_be_read(cli, tmp_path: Path) 
     run = cli("lint", cwd=root)
     assert run.out.splitlines() == [
         'docker/requirements.txt:3: PK601 pins vllm==0.31.0, but pin = "0.32.0" in the '
-        "[tool.patchkeeper] table of pyproject.toml: raise pin in the [tool.patchkeeper] table "
-        "of pyproject.toml or the requirement, so that both name the release the project "
-        "installs",
+        "[tool.patchkeeper] table of pyproject.toml: raise the requirement to 0.32.0 or lower "
+        "pin in the [tool.patchkeeper] table of pyproject.toml, so that both name the release "
+        "the project installs",
         "requirements-dev.txt:2: PK602 not a requirement (PEP 508): 'vllm @@ 0.32': fix the "
         "line, or put it in a file of another name",
         'uv.lock:11: PK601 pins vllm==0.31.0, but pin = "0.32.0" in the [tool.patchkeeper] '
-        "table of pyproject.toml: raise pin in the [tool.patchkeeper] table of pyproject.toml "
-        "or the requirement, so that both name the release the project installs",
+        "table of pyproject.toml: raise the requirement to 0.32.0 or lower pin in the "
+        "[tool.patchkeeper] table of pyproject.toml, so that both name the release the project "
+        "installs",
         "3 problems in 0 patches",
     ]
 
@@ -192,8 +193,8 @@ def test_only_where_a_project_declares_its_dependencies(cli, tmp_path: Path) -> 
         1,
         [
             'deploy/gpu/requirements.txt:1: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
-            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
-            "name the release the project installs",
+            "patchkeeper.toml: raise the requirement to 0.32.0 or lower pin in "
+            "patchkeeper.toml, so that both name the release the project installs",
             *TEXT[:3],
             "4 problems in 0 patches",
         ],
@@ -229,11 +230,11 @@ def test_a_poetry_dependency_is_named_by_its_line(cli, tmp_path: Path) -> None:
         1,
         [
             'pyproject.toml:8: PK601 requires vllm<0.32,>=0.31, but pin = "0.32.0" in '
-            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
-            "name the release the project installs",
+            "patchkeeper.toml: raise the requirement to 0.32.0 or lower pin in "
+            "patchkeeper.toml, so that both name the release the project installs",
             'pyproject.toml:11: PK601 pins VLLM==0.31.0, but pin = "0.32.0" in patchkeeper.toml: '
-            "raise pin in patchkeeper.toml or the requirement, so that both name the release "
-            "the project installs",
+            "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml, so that both "
+            "name the release the project installs",
             "2 problems in 0 patches",
         ],
     )
@@ -265,15 +266,44 @@ def test_files_a_requirements_file_reads_in_are_read_too(cli, tmp_path: Path) ->
         1,
         [
             'docker/common.txt:2: PK601 requires vllm>=0.33, but pin = "0.32.0" in '
-            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
-            "name the release the project installs",
+            "patchkeeper.toml: raise pin in patchkeeper.toml or lower the requirement, so that "
+            "both name the release the project installs",
             TEXT[0],
             TEXT[1],
             'services/api/deps/pins.txt:1: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
-            "patchkeeper.toml: raise pin in patchkeeper.toml or the requirement, so that both "
-            "name the release the project installs",
+            "patchkeeper.toml: raise the requirement to 0.32.0 or lower pin in "
+            "patchkeeper.toml, so that both name the release the project installs",
             TEXT[2],
             "5 problems in 0 patches",
         ],
         "",
     )
+
+
+def test_the_hint_moves_the_pin_or_the_requirement_toward_the_other(cli, tmp_path: Path) -> None:
+    """The advice points the way that brings the two together: a requirement left below the
+    pin (the pin an upgrade moved: ``vllm==0.30.0`` with ``pin = "0.32.0"``) is raised to it,
+    a pin below the requirement is raised, and a pin the requirement only excludes (``!=``)
+    is changed. Every case was told to raise the pin, which drove a pin above the requirement
+    further from it."""
+    root = tmp_path / "plugin"
+    root.mkdir()
+    (root / "patchkeeper.toml").write_text('upstream = "vllm"\npin = "0.32.0"\nseries = "s"\n')
+    (root / "s").write_text("")
+    hint = "so that both name the release the project installs"
+    for requirement, advice in (
+        ("vllm==0.30.0", "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml"),
+        ("vllm~=0.31.1", "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml"),
+        ("vllm<0.32", "raise the requirement to 0.32.0 or lower pin in patchkeeper.toml"),
+        ("vllm>=0.33", "raise pin in patchkeeper.toml or lower the requirement"),
+        ("vllm==0.33.*", "raise pin in patchkeeper.toml or lower the requirement"),
+        ("vllm!=0.32.0", "change pin in patchkeeper.toml or the requirement"),
+    ):
+        (root / "requirements.txt").write_text(requirement + "\n")
+        run = cli("lint", "--json", cwd=root)
+        finding = json.loads(run.out)["findings"][0]
+        assert (run.code, finding["code"], finding["hint"]) == (
+            1,
+            "PK601",
+            f"{advice}, {hint}",
+        ), requirement

@@ -60,9 +60,9 @@ def test_lint_checks_the_dependency_files_of_a_runtime_plugin(cli, tmp_path: Pat
     assert (run.code, run.err) == (1, "")
     assert run.out.splitlines() == [
         'pyproject.toml:4: PK601 pins vllm==0.31.0, but pin = "0.32.0" in the '
-        "[tool.patchkeeper] table of pyproject.toml: raise pin in the [tool.patchkeeper] "
-        "table of pyproject.toml or the requirement, so that both name the release the "
-        "project installs",
+        "[tool.patchkeeper] table of pyproject.toml: raise the requirement to 0.32.0 or lower "
+        "pin in the [tool.patchkeeper] table of pyproject.toml, so that both name the release "
+        "the project installs",
         "1 problem in 0 patches",
         HINT,
     ]

@@ -46,8 +46,41 @@ def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) 
             [
                 f"patchkeeper: error: {down}/PATCHES.md: cannot read the ledger file: Is a "
                 "directory",
-                "  hint: make it a readable Markdown file (or remove it: 'patchkeeper ledger' "
-                "writes it), or set file in [ledger] to another path",
+                "  hint: make it a readable Markdown file with the lines <!-- table:begin --> "
+                "and <!-- table:end --> ('patchkeeper ledger' writes the table between them, "
+                "never the file), or set file in [ledger] to another path",
             ],
         ), args
     assert sorted(p.relative_to(down) for p in down.rglob("*")) == before
+
+
+def test_the_ledger_hint_is_what_ledger_then_does(tmp_path: Path, cli) -> None:
+    """Following the hint for a ledger path taken by a directory works: a file with the two
+    markers is what ``ledger`` fills; a path with nothing there is an error naming the
+    markers, not a file ``ledger`` makes."""
+    down = write_files(
+        tmp_path / "down",
+        {
+            "patchkeeper.toml": (
+                'upstream = "hello"\npin = "1.0"\nseries = "patches/series"\n\n'
+                '[headers]\nschema = "dep3"\n\n[ledger]\nfile = "PATCHES.md"\n'
+            ),
+            "patches/series": "short-greeting.patch\n",
+            "patches/short-greeting.patch": PATCH,
+        },
+    )
+    run = cli("ledger", cwd=down)
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {down}/PATCHES.md: the ledger file does not exist",
+            "  hint: create it with the lines <!-- table:begin --> and <!-- table:end -->, or "
+            "set [ledger] file",
+        ],
+    )
+    assert not (down / "PATCHES.md").exists()
+    (down / "PATCHES.md").write_text("# Patches\n\n<!-- table:begin -->\n<!-- table:end -->\n")
+    run = cli("ledger", cwd=down)
+    assert (run.code, run.out, run.err) == (0, "PATCHES.md: wrote the ledger (1 row)\n", "")
+    assert cli("ledger", "--check", cwd=down).code == 0

@@ -533,3 +533,35 @@ def test_port_asks_for_the_version_of_a_directory_named_for_another_project(
         f"patchkeeper: error: {checkout}: cannot tell the version of the new pin"
     )
     assert tree_bytes(example.downstream) == before
+
+
+def test_port_names_the_old_pin_of_a_pristine_tree_without_metadata(cli, example: Example) -> None:
+    """The old tree (the configured ``pristine``, a copy without PKG-INFO or a version in
+    pyproject.toml) says no version: the port names it by its directory's name when that is
+    ``<upstream>-<version>``, as for the new tree, else by the configured pin it stands for.
+    Before, the report said ``? -> 1.1`` and the ported configuration "ported from ?"."""
+    for name, old in (("minihttp-1.0", "1.0"), ("pristine", "1.0")):
+        copy = example.root / "copies" / name
+        shutil.copytree(example.old, copy)
+        (copy / "pyproject.toml").unlink()
+        config = example.downstream / "patchkeeper.toml"
+        config.write_text(
+            config.read_text().replace(
+                'pristine = "../upstream/minihttp-1.0"', f'pristine = "../copies/{name}"'
+            )
+        )
+        run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
+        assert run.code == 1, run.err
+        assert run.out.splitlines()[:2] == [
+            f"port of {example.downstream / 'patches' / 'series'}: {old} -> 1.1",
+            f"  from directory {copy}",
+        ]
+        assert cli("port", "--abort", cwd=example.downstream).code == 0
+        run = cli("port", "--to", "../upstream/minihttp-1.1", "--json", cwd=example.downstream)
+        assert (run.code, json.loads(run.out)["source_version"]) == (1, old)
+        assert cli("port", "--abort", cwd=example.downstream).code == 0
+        config.write_text(
+            config.read_text().replace(
+                f'pristine = "../copies/{name}"', 'pristine = "../upstream/minihttp-1.0"'
+            )
+        )

@@ -169,9 +169,9 @@ def test_lint_after_a_runtime_only_upgrade_names_the_requirement_left_behind(
         1,
         [
             'pyproject.toml:4: PK601 pins upup==1.0, but pin = "2.0" in the [tool.patchkeeper] '
-            "table of pyproject.toml: raise pin in the [tool.patchkeeper] table of "
-            "pyproject.toml or the requirement, so that both name the release the project "
-            "installs",
+            "table of pyproject.toml: raise the requirement to 2.0 or lower pin in the "
+            "[tool.patchkeeper] table of pyproject.toml, so that both name the release the "
+            "project installs",
             "1 problem in 0 patches",
         ],
     )

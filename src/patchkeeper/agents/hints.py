@@ -93,7 +93,8 @@ def _options(params: list[tuple[str, click.Parameter]], words: list[str]) -> dic
             if not rest:
                 raise KeyError(word)
             value = rest.pop(0)
-        arguments[key] = [*arguments.get(key, []), value] if param.multiple else value
+        several = param.multiple and key != "directory"  # a tool's -C is one directory
+        arguments[key] = [*arguments.get(key, []), value] if several else value
     return arguments
 
 

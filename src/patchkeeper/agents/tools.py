@@ -412,7 +412,11 @@ def _json_type(param: click.Parameter) -> dict[str, Any]:
 
 
 def _many(param: click.Parameter) -> bool:
-    """Whether ``param`` takes several values (``multiple=True``, or ``nargs=-1``)."""
+    """Whether ``param`` takes several values (``multiple=True``, or ``nargs=-1``). ``-C``
+    is one directory for a tool (relative to the server's root, where every other path is
+    read from), though the command line takes it again, each relative to the one before."""
+    if parameter_key(param) == "directory":
+        return False
     return bool(param.multiple) or param.nargs == -1
 
 

@@ -95,8 +95,9 @@ def config_option(late: bool = False) -> click.Option:
 
 
 def directory_option(late: bool = False) -> click.Option:
-    """``-C DIR``: run as if started in ``DIR`` (as ``git -C``); ``late`` as in
-    :func:`config_option`."""
+    """``-C DIR``: run as if started in ``DIR`` (as ``git -C``: given more than once, each
+    relative ``DIR`` is read from the one before, ``-C examples -C downstream``); ``late`` as
+    in :func:`config_option`."""
     return _group_or_late_option(
         OPTION_DIRECTORY,
         "directory",
@@ -104,6 +105,7 @@ def directory_option(late: bool = False) -> click.Option:
         _late_directory,
         "Run as if started in this downstream directory; may also follow the command.",
         late,
+        multiple=True,
     )
 
 
@@ -114,14 +116,17 @@ def _group_or_late_option(
     apply_late: Callable[[click.Context, click.Parameter, Any], None],
     help: str,
     late: bool,
+    multiple: bool = False,
 ) -> click.Option:
     """The group's option ``name`` (parameter ``parameter`` of type ``kind``, shown with
     ``help``), or, ``late``, the same option after the command: hidden, parsed before the
     command's other options and given to ``apply_late`` at once instead of to the command
-    (parameter ``late_<parameter>``)."""
+    (parameter ``late_<parameter>``). ``multiple``: it may be given more than once, its
+    values a tuple in command-line order."""
     return click.Option(
         [name, f"late_{parameter}" if late else parameter],
         type=kind,
+        multiple=multiple,
         expose_value=not late,
         is_eager=late,
         hidden=late,
@@ -143,10 +148,11 @@ def enter_directory(directory: Path, param: click.Parameter) -> None:
         raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint=param.opts[0]) from None
 
 
-def _late_directory(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:
-    """``-C DIR`` after the command: change directory as the group's ``-C`` does."""
-    if value is not None:
-        enter_directory(value, param)
+def _late_directory(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> None:
+    """``-C DIR`` after the command (each, in order): change directory as the group's
+    ``-C`` does."""
+    for directory in value:
+        enter_directory(directory, param)
 
 
 def _late_config(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:

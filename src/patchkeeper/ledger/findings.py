@@ -23,7 +23,7 @@ CODES: dict[str, str] = {
     "PK104": "Cut-against does not begin with the configured pin",
     "PK105": "a header value is still a template placeholder",
     "PK106": "Upstream is neither none, a URL, nor PROJECT #NUMBER",
-    "PK201": "the series lists a file that does not exist",
+    "PK201": "the series lists a file that does not exist or cannot be read",
     "PK202": "a patch file in the directory is not in the series",
     "PK203": "the series lists a patch twice",
     "PK301": "a hunk's line counts do not add up (the patch was edited by hand)",

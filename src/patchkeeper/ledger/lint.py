@@ -107,7 +107,8 @@ class LintResult:
         hint: one sentence after the findings (a Debian series read with the ledger
             schema: the setting to read its DEP-3 headers), or ``""``.
         unread: the names of the patches the series lists that could not be read (no
-            file there, or a directory: each has its PK201 finding), in series order.
+            file there, a directory, or a file this user cannot read: each has its PK201
+            finding), in series order.
     """
 
     findings: tuple[Finding, ...]
@@ -371,6 +372,17 @@ def _outside(series: Series, entry: SeriesEntry) -> PatchFormatError | None:
     return None
 
 
+def _unreadable(series: Series, entry: SeriesEntry) -> str:
+    """Why the regular file a series line names cannot be opened for reading by this user
+    (``"Permission denied"``), or ``""`` when it can: lint reports it at the series line
+    as the other commands stop on it, and reads the other patches."""
+    try:
+        with open(series.directory / entry.name, "rb"):
+            return ""
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
 def check_series(config: Config, entries: list[Entry], settings: LintSettings) -> list[Finding]:
     """Series against directory: PK201 missing, PK202 not listed, PK203 listed twice."""
     series = parse_series(config.series)
@@ -396,6 +408,10 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
             problem = entry_problem(series, entry)
             message = f"{shown_name(entry.name)} {problem}"
             out.append(Finding("PK201", where, entry.line_no, message))
+        elif reason := _unreadable(series, entry):
+            message = f"{shown_name(entry.name)} cannot be read: {reason}"
+            hint = "let this user read it, or take its line out of the series"
+            out.append(Finding("PK201", where, entry.line_no, message, hint))
     skip = {entry.path.resolve() for entry in entries}
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
@@ -572,7 +588,11 @@ def lint_downstream(config: Config, request: LintRequest = LintRequest()) -> Lin
         if entry.name in seen:
             continue
         seen.add(entry.name)
-        if not entry_file_exists(series, entry) or _outside(series, entry) is not None:
+        if (
+            not entry_file_exists(series, entry)
+            or _outside(series, entry) is not None
+            or _unreadable(series, entry)
+        ):
             unread.append(entry.name)
             continue
         count += 1

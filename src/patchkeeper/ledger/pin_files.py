@@ -21,12 +21,14 @@ import re
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
+from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from patchkeeper.config import Config, table_name
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import Finding
 from patchkeeper.ledger.findings import display_path
+from patchkeeper.system.regular import read_file
 from patchkeeper.upstream.reqfiles import (
     FileKind,
     RequirementFileError,
@@ -153,7 +155,7 @@ def check_pin_files(config: Config) -> list[Finding]:
     for path, kind in queue:  # grows as requirements files name others
         shown = display_path(path, config.root)
         try:
-            text = path.read_bytes().decode("utf-8")
+            text = read_file(path).decode("utf-8")
             found = requirements_for(config.upstream, shown, text, kind)
         except UnicodeDecodeError as error:
             out.append(
@@ -183,11 +185,47 @@ def check_pin_files(config: Config) -> list[Finding]:
                     shown,
                     item.line if item.line is not None else string_line(text, item.requirement),
                     f'{what} {item.pin}, but pin = "{config.pin}" in {setting}',
-                    f"raise pin in {setting} or the requirement, so that both name the "
-                    "release the project installs",
+                    _pin_hint(specifier, pin, setting),
                 )
             )
     return sorted(out, key=lambda f: (f.path, f.line or 0))  # the files read in, in place
+
+
+def _pin_hint(specifier: SpecifierSet, pin: Version, setting: str) -> str:
+    """What to change when ``pin`` is outside ``specifier``, in the direction that brings
+    them together: a pin below every release the requirement allows is raised (or the
+    requirement lowered); a pin above them (the pin an upgrade moved, a requirement left
+    behind) is what the requirement is raised to; one the requirement excludes otherwise
+    (``!=``) is changed.
+
+    >>> _pin_hint(SpecifierSet(">=0.33"), Version("0.32.0"), "p.toml").split(",")[0]
+    'raise pin in p.toml or lower the requirement'
+    >>> _pin_hint(SpecifierSet("==0.31.0"), Version("0.32.0"), "p.toml").split(",")[0]
+    'raise the requirement to 0.32.0 or lower pin in p.toml'
+    >>> _pin_hint(SpecifierSet("~=0.31.1"), Version("0.32.0"), "p.toml").split(",")[0]
+    'raise the requirement to 0.32.0 or lower pin in p.toml'
+    >>> _pin_hint(SpecifierSet("!=0.32.0"), Version("0.32.0"), "p.toml").split(",")[0]
+    'change pin in p.toml or the requirement'
+    """
+    both = "so that both name the release the project installs"
+    below = above = False
+    for spec in specifier:
+        if spec.contains(pin, prereleases=True):
+            continue
+        operator, text = spec.operator, spec.version.removesuffix(".*")
+        try:
+            bound = Version(text)
+        except InvalidVersion:
+            continue
+        if operator in (">", ">=") or (operator in ("==", "===", "~=") and bound > pin):
+            below = True
+        elif operator in ("<", "<=") or (operator in ("==", "===", "~=") and bound < pin):
+            above = True
+    if below and not above:
+        return f"raise pin in {setting} or lower the requirement, {both}"
+    if above and not below:
+        return f"raise the requirement to {pin} or lower pin in {setting}, {both}"
+    return f"change pin in {setting} or the requirement, {both}"
 
 
 def _included(path: Path, text: str, root: Path) -> list[Path]:

@@ -44,6 +44,7 @@ from patchkeeper.series.parse import (
     split_lines,
 )
 from patchkeeper.system.markdown_cells import escape_cell, unescape_cell
+from patchkeeper.system.regular import read_file
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -378,11 +379,17 @@ def read_preamble(path: Path) -> tuple[bytes, int]:
     """
     try:
         data = path.read_bytes()
+    except FileNotFoundError:
+        raise PatchFormatError(
+            "the patch file does not exist",
+            path=path,
+            hint="restore the file, or remove it from the series",
+        ) from None
     except OSError as exc:
         raise PatchFormatError(
             f"cannot read the patch: {exc.strerror}",
             path=path,
-            hint="restore the file, or remove it from the series",
+            hint="make it a readable patch file, or take its line out of the series",
         ) from None
     lines = split_lines(data)
     start = _first_diff_index(lines, path)
@@ -434,7 +441,7 @@ def encode_text(text: str) -> bytes:
 def _read_ledger(settings: LedgerSettings) -> str:
     path: Path = settings.file
     try:
-        return path.read_bytes().decode(ENCODING, ERRORS)
+        return read_file(path).decode(ENCODING, ERRORS)
     except FileNotFoundError:
         raise PatchFormatError(
             "the ledger file does not exist",
@@ -446,8 +453,9 @@ def _read_ledger(settings: LedgerSettings) -> str:
         raise PatchFormatError(
             f"cannot read the ledger file: {exc.strerror}",
             path=path,
-            hint="make it a readable Markdown file (or remove it: 'patchkeeper ledger' writes "
-            "it), or set file in [ledger] to another path",
+            hint=f"make it a readable Markdown file with the lines {settings.begin_marker} --> "
+            f"and {settings.end_marker} ('patchkeeper ledger' writes the table between them, "
+            "never the file), or set file in [ledger] to another path",
         ) from None
 
 
@@ -652,7 +660,7 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
     for entry in series.entries:
         if name in (entry.name, row_name(entry.name)):
             return entry
-    for line_no, line in enumerate(split_lines(series.path.read_bytes()), 1):
+    for line_no, line in enumerate(split_lines(read_file(series.path)), 1):
         match = _PROPOSED_LINE.match(line.decode("utf-8", "surrogateescape").strip())
         if match and name in (match["name"], row_name(match["name"])):
             return SeriesEntry(match["name"], line_no)
@@ -683,7 +691,7 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
             ``.patch``), naming the ledger's line of it.
     """
     try:
-        text = settings.file.read_bytes().decode(ENCODING, ERRORS)
+        text = read_file(settings.file).decode(ENCODING, ERRORS)
         rows = table_rows(text, settings.retired_begin, settings.retired_end, settings.file)
     except (OSError, PatchFormatError):
         return  # no readable Retired table: the series' own error says enough

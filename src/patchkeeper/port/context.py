@@ -251,7 +251,7 @@ def build_context(
             path=new.root,
             hint="pass a requirement (NAME==VERSION), or a tree with PKG-INFO or pyproject.toml",
         )
-    old_version = tree_version(old)
+    old_version = old_pin_version(config, state.old, old)
     history = None
     if state.upstream_repo:
         repo = Path(state.upstream_repo)
@@ -278,6 +278,20 @@ def build_context(
         history,
         version_from_name=named is not None,
     )
+
+
+def old_pin_version(config: Config, spec: str, old: Tree) -> str | None:
+    """The version of the release a port carries the series from (``spec``, the tree
+    ``old``): what the tree says (:func:`tree_version`), else what a directory's name says
+    (``minihttp-1.0``, as for the new pin), else the configured ``pin`` when ``spec`` is the
+    configured pin's tree (a ``pristine`` directory with no metadata: the pin is the version
+    it was given as); ``None`` when none of them tells."""
+    version = tree_version(old)
+    if version is None and os.path.isdir(spec):
+        version = name_version(Path(spec).name, config.upstream)
+    if version is None and config.pin and spec == port_base(config, None):
+        version = config.pin
+    return version
 
 
 def name_version(name: str, upstream: str | None) -> str | None:

@@ -42,6 +42,7 @@ from patchkeeper.config import (
 )
 from patchkeeper.constants import SUGGESTED_PREFIX, DecisionWord
 from patchkeeper.errors import ConfigError
+from patchkeeper.system.regular import read_file
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -163,14 +164,15 @@ def read_utf8(path: Path) -> str:
         ConfigError: it cannot be read, or a byte is not UTF-8 (naming its line).
     """
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise ConfigError(
             f"cannot read: {exc.strerror}",
             path=path,
-            hint="make the file readable by this user",
+            hint="make it a TOML file this user can read (or move it away: decide writes a "
+            "new one)",
         ) from None
     try:
         return data.decode("utf-8")

@@ -36,7 +36,7 @@ from patchkeeper.series.model import (
 )
 from patchkeeper.system.filenames import name_hint, name_problem
 from patchkeeper.system.names import shown_name, unquoted_name
-from patchkeeper.system.regular import file_kind
+from patchkeeper.system.regular import file_kind, read_file
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -94,7 +94,7 @@ def parse_series(path: Path) -> Series:
     [('a.patch', 3, None), ('b.patch', 4, 0), ('fix-#7.patch', 5, None)]
     """
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except FileNotFoundError:
         raise PatchFormatError(
             "the series file does not exist",
@@ -222,6 +222,7 @@ def _series_strip(name: str, options: list[str], path: Path, line: int) -> int |
     1
     """
     strip: int | None = None
+    name = shown_name(name)
     words = iter(options)
     for option in words:
         match = re.fullmatch(r"-p(\d{1,4})", option)
@@ -231,7 +232,7 @@ def _series_strip(name: str, options: list[str], path: Path, line: int) -> int |
         if option == "-p":
             value = next(words, "")
             if not re.fullmatch(r"\d{1,4}", value):
-                got = f"{value!r}" if value else "nothing"
+                got = _shown_word(value) if value else "nothing"
                 raise PatchFormatError(
                     f"option '-p' after {name} needs a strip level, but is followed by {got}",
                     path=path,
@@ -250,9 +251,24 @@ def _series_strip(name: str, options: list[str], path: Path, line: int) -> int |
                 "and drops the -R), and remove -R from the series line",
             )
         raise PatchFormatError(
-            f"unknown option {option!r} after {name}", path=path, line=line, hint=_OPTIONS_HINT
+            f"unknown option {_shown_word(option)} after {name}",
+            path=path,
+            line=line,
+            hint=_OPTIONS_HINT,
         )
     return strip
+
+
+def _shown_word(word: str) -> str:
+    """A word of a series line quoted for a message: ``'-x'``, or in git's quoted form when
+    it holds bytes that are not UTF-8 or control characters (``"-p\\351"``), as a name
+    is shown (:func:`shown_name`), never as a lone surrogate (``'-p\\udce9'``).
+
+    >>> _shown_word("-x"), _shown_word("-p\\udce9")
+    ("'-x'", '"-p\\\\351"')
+    """
+    shown = shown_name(word)
+    return shown if shown != word else f"'{word}'"
 
 
 #: A C0 control character or DEL.

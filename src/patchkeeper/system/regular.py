@@ -48,6 +48,36 @@ def read_regular(path: Path | str) -> bytes:
         os.close(fd)
 
 
+def read_file(path: Path | str) -> bytes:
+    """The bytes of the file a setting or a convention names (the series, the ledger, the
+    decisions file, a configuration or dependency file), as ``Path.read_bytes`` reads them,
+    except that a FIFO, a socket or a device there is refused instead of read: ``open`` of a
+    named pipe blocks until a writer comes, which hung the command. A directory raises
+    ``IsADirectoryError`` as before, so that callers still tell it apart.
+
+    Raises:
+        OSError: as ``Path.read_bytes``; for a special file ``EINVAL``, its strerror saying
+            what it is (``"a named pipe, not a regular file"``).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as scratch:
+    ...     fifo = os.path.join(scratch, "series")
+    ...     os.mkfifo(fifo)
+    ...     try:
+    ...         read_file(fifo)
+    ...     except OSError as exc:
+    ...         print(exc.strerror)
+    a named pipe, not a regular file
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        mode = 0  # missing or not looked at: the read below says why
+    if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
+        raise OSError(errno.EINVAL, f"{file_kind(mode)}, not a regular file", str(path))
+    return Path(path).read_bytes()
+
+
 def is_special(path: Path | str) -> bool:
     """Whether ``path`` is there (following a symbolic link) and is no regular file nor a
     directory: a FIFO, a socket or a device, which a walk listing files must leave out. A
