@@ -26,6 +26,7 @@ work directory) is checked to be inside it before the first step.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -462,8 +463,6 @@ def pause_at(point: str) -> None:
     error, then a line (or the end) of standard input."""
     if os.environ.get(PAUSE_ENV) != point:
         return
-    import sys
-
     sys.stderr.write(f"paused at {point}\n")
     sys.stderr.flush()
     sys.stdin.readline()
