@@ -20,14 +20,24 @@ before decide (a retarget; where the name's readers went the trees cannot tell);
 when the module now binds a name extending the old one (``bind_kv_cache`` ->
 ``bind_kv_cache_to_layers``): its readers read the renamed function, which the patch must
 follow (*update*).
+
+When no entry covers it and the new module does not name it at all (no import of it, in a
+function or at its top, no use: ``dspark/utils.py`` stopped calling ``get_pp_group``), the
+module's code no longer reads the name, while its definition stays where the old module
+imported it from: the patch sets a name nothing reads there, and a retarget to the definition
+would reach every module that uses it, not this one's readers alone. The trees cannot tell
+what replaced the use: *look*, never *remove* (the plugin may still need its change where the
+code went).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
-from patchkeeper.runtime.judge.drift import REMOVE, UPDATE, Drift
+from patchkeeper.runtime.judge.drift import LOOK, REMOVE, UPDATE, Drift
 from patchkeeper.runtime.lookup.resolve import FOUND, MOVED, Resolution
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import PatchEntry
 
 #: Replacements that are not one definition of the plugin's (never compared).
@@ -39,9 +49,32 @@ def _moved_to(resolution: Resolution) -> tuple[str, ...]:
     return tuple(candidate.split(" (", 1)[0] for candidate in resolution.candidates)
 
 
+def unnamed_there(entry: PatchEntry, tree: UpstreamTree) -> bool:
+    """Whether the module of ``entry``'s target exists in ``tree`` and its code names the
+    target's last part nowhere: no import of it (at its top or in a function), no name or
+    attribute of it (a module that cannot be parsed, or a target that is no module-level name
+    of a module of the tree, is not said to)."""
+    module, _, name = entry.target.rpartition(".")
+    if entry.key is not None or not module or tree.module_file(module) is None:
+        return False
+    try:
+        parsed = ast.parse(tree.source_text(module))
+    except (SyntaxError, ValueError):
+        return False
+    for node in ast.walk(parsed):
+        if isinstance(node, ast.Name) and node.id == name:
+            return False
+        if isinstance(node, ast.Attribute) and node.attr == name:
+            return False
+        if isinstance(node, ast.alias) and name in (node.name.rpartition(".")[2], node.asname):
+            return False
+    return True
+
+
 def covered_elsewhere(
     audited: list[tuple[PatchEntry, Resolution, Resolution, Drift]],
     renamed: frozenset[PatchEntry] = frozenset(),
+    unnamed: frozenset[PatchEntry] = frozenset(),
 ) -> list[Drift]:
     """The drift of each ``(entry, old resolution, new resolution, drift)``: *remove* for an
     *update* (retarget) of a name its module only imported at the old release and no longer
@@ -49,7 +82,9 @@ def covered_elsewhere(
     with the same replacement (see the module docstring); every other drift as it is.
     ``renamed``: entries whose module now binds a new name for theirs (a name extending it,
     :func:`patchkeeper.runtime.judge.missing.renamed_to`): its readers read that name now,
-    which the patch must follow, so the entry is no leftover."""
+    which the patch must follow, so the entry is no leftover. ``unnamed``: entries whose
+    module the new release still has but no longer names theirs (:func:`unnamed_there`):
+    uncovered, such an *update* (retarget) is a *look* (see the module docstring)."""
     patched: dict[tuple[str, str], PatchEntry] = {}
     for entry, _old, new, _drift in audited:
         if new.status == FOUND and entry.replacement not in UNNAMED and entry.key is None:
@@ -64,11 +99,25 @@ def covered_elsewhere(
             or not source
             or source == entry.target
             or source not in _moved_to(new)
-            or covering is None
-            or covering is entry
             or entry in renamed
         ):
             out.append(drift)
+            continue
+        if covering is None or covering is entry:
+            if entry not in unnamed:
+                out.append(drift)
+                continue
+            module, _, name = entry.target.rpartition(".")
+            reason = (
+                f"{entry.target} no longer binds {name} at the new release (the old module "
+                f"imported it from {source}, which the new release still defines there), and "
+                f"{module} names it nowhere now: its code no longer reads the name, so the "
+                f"patch sets a name nothing reads there; a retarget to {source} would reach "
+                "every module that uses it, not this one's readers alone: find what the "
+                "module does now before retargeting or removing the patch"
+            )
+            evidence = (reason, *(e for e in drift.evidence if e != reason))
+            out.append(replace(drift, decision=LOOK, evidence=evidence))
             continue
         reason = (
             f"{entry.target} no longer binds {source.rsplit('.', 1)[-1]} at the new release "

@@ -115,10 +115,12 @@ first rule that applies decides):
    release, none false at the new one) whose parameters are the new upstream's: written
    for the new release ahead of it
    (:func:`patchkeeper.runtime.judge.copy_rules.new_release_copy_reason`);
-   a target outside the upstream being upgraded (``torch``) -> **retain** (this upgrade does
-   not change it); a *retain* of the rules above whose replacement passes a keyword to an
-   upstream callable its module imports by name that took it at the old release and does
-   not at the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the
+   a target outside the upstream being upgraded (``torch``, or a name an upstream module imports
+   from such a library: :func:`patchkeeper.runtime.lookup.resolve.resolve`) -> **retain** (this
+   upgrade does not change it; **look** when only the old module imported it: the patch sets a name
+   the new module no longer reads); a *retain* of the rules above whose replacement passes a
+   keyword to an upstream callable its module imports by name that took it at the old release and
+   does not at the new one (``MLAAttentionSpec(compress_ratio=...)`` after upstream renamed the
    field) -> **update**: the call fails however unchanged the target is
    (:mod:`patchkeeper.runtime.judge.dropped_keywords`); so is one of a changed target whose
    replacement tests upstream's release with a test the upgrade moves, or is a class of its
@@ -166,6 +168,7 @@ from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
+    LOOK,
     MIGRATE,
     NOT_AUDITED,
     REMOVE,
@@ -198,6 +201,7 @@ from patchkeeper.runtime.judge.unpassed import (
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
     MOVED,
+    OUTSIDE,
     Resolution,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -401,9 +405,20 @@ def _judged(case: Case) -> Drift | Pending | TookIn:
         )
         return TookIn(took)
     if drift.decision == NOT_AUDITED:
-        return retained_outside(drift, entry.target)
+        # another library's name, or one an upstream module imports from it (``via``)
+        return retained_outside(drift, entry.target, f" ({new.via[-1]})" if new.via else "")
     if entry.replacement == "<removed>" and entry.key is not None and new.status == FOUND:
         return _removal(entry, drift, new)
+    if new.status != FOUND and old.status == OUTSIDE and old.via:
+        # the old module imported the name from another library, the new one does not bind
+        # it: the patch sets a name that module's code no longer reads
+        return with_decision(
+            drift,
+            LOOK,
+            f"{entry.target}: at the old release {old.via[-1]}, another library's object; "
+            f"the new release no longer binds it in {old.module}, so the patch sets a name "
+            "that module no longer reads",
+        )
     if new.status != FOUND:
         return missing_target(entry, drift, old, new, trees, versions)
     if (removed := removed_member(entry, drift, old, new, trees, versions[1])) is not None:

@@ -29,7 +29,7 @@ from patchkeeper.runtime.judge.drift import (
     codes,
     upstream_code,
 )
-from patchkeeper.runtime.judge.dropped_imports import covered_elsewhere
+from patchkeeper.runtime.judge.dropped_imports import covered_elsewhere, unnamed_there
 from patchkeeper.runtime.judge.entry_memory import (
     Key,
     recalled_drift,
@@ -252,11 +252,17 @@ def judge_entries(
     paired = companions([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, paired, strict=True)]
     # A name its module no longer imports, whose definition another entry patches with the
-    # same replacement: that entry covers it.
+    # same replacement: that entry covers it; uncovered, and named nowhere in its module
+    # now, nothing reads it there (look, not a retarget to the definition).
     renamed = frozenset(
         a.entry for a in audited if a.new.status == MOVED and renamed_to(a.entry, a.new, trees)
     )
-    covered = covered_elsewhere([(a.entry, a.old, a.new, a.drift) for a in audited], renamed)
+    unnamed = frozenset(
+        a.entry for a in audited if a.new.status == MOVED and unnamed_there(a.entry, trees[1])
+    )
+    covered = covered_elsewhere(
+        [(a.entry, a.old, a.new, a.drift) for a in audited], renamed, unnamed
+    )
     audited = [replace(a, drift=d) for a, d in zip(audited, covered, strict=True)]
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])

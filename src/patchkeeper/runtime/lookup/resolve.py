@@ -4,7 +4,8 @@ A failed static lookup does not establish that an upstream target was removed: d
 exports, inherited methods and imported aliases lead to definitions elsewhere. So a lookup
 follows ``from x import y`` aliases and re-exports, star imports, submodules and base
 classes; and when it fails the name is searched in the whole tree: *moved* (with the new
-locations) or *removed*.
+locations) or *removed*. A name the module imports from a package outside the tree's
+(``from torch... import libdevice``) is that package's object: *outside*, not searched.
 """
 
 from __future__ import annotations
@@ -35,7 +36,10 @@ def outside_upstream(target: str) -> str:
 class Resolution:
     """Where a target is in one tree.
 
-    ``status``: ``found``, ``moved``, ``removed``, ``outside`` or ``not-searched``. For
+    ``status``: ``found``, ``moved``, ``removed``, ``outside`` or ``not-searched``
+    (``outside`` also for a name the module at the path imports from a package outside the
+    tree's, such as ``torch``: ``module`` is that module and ``via`` ends with where the
+    name comes from). For
     ``found``:
     ``module``/``qualname`` of the definition reached, ``file``/``line``, ``definition``,
     and ``via`` (the steps followed: ``"re-export vllm.x -> vllm.x.y"``, ``"inherited from
@@ -102,6 +106,19 @@ def _lookup(
                 (*via, f"{module}.{name} is imported from {binding.dotted}"),
                 depth + 1,
             )
+    if binding is not None and not tree.contains(binding.dotted):
+        # a name the module imports from another library (``from torch... import
+        # libdevice``): the object is that library's, reached through the module
+        return Resolution(
+            "",
+            OUTSIDE,
+            module,
+            ".".join(parts),
+            summary.file,
+            0,
+            None,
+            (*via, f"{module}.{name} is imported from {binding.dotted}"),
+        )
     for star in summary.star_imports:
         found = _lookup(tree, star, parts, (*via, f"{module} re-exports * from {star}"), depth + 1)
         if found is not None:
@@ -142,8 +159,9 @@ def _member(
                     depth + 1,
                 )
                 # A base that defines none of ``rest`` (its own lookup ends partial on
-                # all of it) does not own the attribute: the class the target names does.
-                if found is not None and found.partial != missing:
+                # all of it) does not own the attribute: the class the target names does;
+                # nor does a base's module that imports the name from another library.
+                if found is not None and found.status != OUTSIDE and found.partial != missing:
                     return found
             return Resolution(
                 "",
