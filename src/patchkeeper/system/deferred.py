@@ -19,11 +19,12 @@ from types import FrameType
 
 
 @contextmanager
-def interrupt_deferred() -> Iterator[None]:
+def interrupt_deferred(*, raise_after: bool = True) -> Iterator[None]:
     """Run the ``with`` block with a first SIGINT noted, raised as ``KeyboardInterrupt``
-    when the block ends (unless the block raised); a second SIGINT raises at once. Outside
-    the main thread, or when SIGINT is not Python's default handler (ignored, or the
-    caller's own), the block runs as it is."""
+    when the block ends (unless the block raised, or ``raise_after`` is false: the caller
+    ends with its own result, as :func:`patchkeeper.system.whole_output.writing_result`
+    does); a second SIGINT raises at once. Outside the main thread, or when SIGINT is not
+    Python's default handler (ignored, or the caller's own), the block runs as it is."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -43,5 +44,5 @@ def interrupt_deferred() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if noted:
+    if noted and raise_after:
         raise KeyboardInterrupt

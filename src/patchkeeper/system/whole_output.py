@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import io
 import os
-import signal
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from types import FrameType
 from typing import TextIO
+
+from patchkeeper.system.deferred import interrupt_deferred
 
 #: Set once the result's output has begun: an envelope printed after it would make standard
 #: output two documents (:func:`patchkeeper.main._json_error` prints none then).
@@ -40,25 +39,8 @@ def writing_result() -> Iterator[None]:
     :data:`STARTED`. Outside the main thread (no signal handler can be set there), or when
     SIGINT is not Python's default handler (ignored, or the caller's own), it only marks."""
     STARTED[:] = [True]
-    if threading.current_thread() is not threading.main_thread():
+    with interrupt_deferred(raise_after=False):
         yield
-        return
-    previous = signal.getsignal(signal.SIGINT)
-    if previous is not signal.default_int_handler:
-        yield
-        return
-    noted: list[int] = []
-
-    def defer(signum: int, frame: FrameType | None) -> None:
-        if noted:
-            raise KeyboardInterrupt
-        noted.append(signum)
-
-    signal.signal(signal.SIGINT, defer)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 def write_whole(data: bytes, stream: TextIO) -> None:
