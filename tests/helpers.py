@@ -335,6 +335,21 @@ def vllm_plugin_pyproject(
     return "\n".join(lines) + "\n"
 
 
+#: A one-line DEP-3 patch of ``hello.py`` (``print("hello, world")`` -> ``print("hi")``),
+#: for downstreams whose patch's content does not matter.
+HELLO_PATCH = """Description: keep the greeting short
+Origin: vendor
+Forwarded: not-needed
+Last-Update: 2026-01-01
+---
+--- a/hello.py
++++ b/hello.py
+@@ -1 +1 @@
+-print("hello, world")
++print("hi")
+"""
+
+
 def write_files(root: Path, files: dict[str, str]) -> Path:
     """Write ``files`` (path relative to ``root`` -> text, UTF-8) under ``root``, making
     the folders they need; an existing file is overwritten. Returns ``root``."""

@@ -21,19 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write_files
-
-PATCH = """Description: keep the greeting short
-Origin: vendor
-Forwarded: not-needed
-Last-Update: 2026-01-01
----
---- a/hello.py
-+++ b/hello.py
-@@ -1 +1 @@
--print("hello, world")
-+print("hi")
-"""
+from helpers import HELLO_PATCH, write_files
 
 #: Runs a command without root's right to read any file (nothing when not root).
 NO_READ_OVERRIDE = (
@@ -63,8 +51,8 @@ def downstream(tmp_path: Path) -> Iterator[Path]:
                 '[headers]\nschema = "dep3"\n'
             ),
             "debian/patches/series": "short-greeting.patch\nshorter-greeting.patch\n",
-            "debian/patches/short-greeting.patch": PATCH,
-            "debian/patches/shorter-greeting.patch": PATCH.replace(
+            "debian/patches/short-greeting.patch": HELLO_PATCH,
+            "debian/patches/shorter-greeting.patch": HELLO_PATCH.replace(
                 "Description: keep the greeting short\n", ""
             ),
         },
@@ -120,7 +108,7 @@ def test_an_unforeseen_read_refusal_asks_for_read_access(tmp_path: Path) -> None
     file that exists and cannot be read (the refused operation was a read), and to let the
     user write a file or folder otherwise."""
     secret = tmp_path / "secret.patch"
-    secret.write_text(PATCH)
+    secret.write_text(HELLO_PATCH)
     secret.chmod(0)
     program = (
         "import sys\n"

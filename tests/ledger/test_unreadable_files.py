@@ -9,19 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import write_files
-
-PATCH = """Description: keep the greeting short
-Origin: vendor
-Forwarded: not-needed
-Last-Update: 2026-01-01
----
---- a/hello.py
-+++ b/hello.py
-@@ -1 +1 @@
--print("hello, world")
-+print("hi")
-"""
+from helpers import HELLO_PATCH, write_files
 
 
 def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) -> None:
@@ -33,7 +21,7 @@ def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) 
                 '[headers]\nschema = "dep3"\n\n[ledger]\nfile = "PATCHES.md"\n'
             ),
             "patches/series": "short-greeting.patch\n",
-            "patches/short-greeting.patch": PATCH,
+            "patches/short-greeting.patch": HELLO_PATCH,
         },
     )
     (down / "PATCHES.md").mkdir()
@@ -66,7 +54,7 @@ def test_the_ledger_hint_is_what_ledger_then_does(tmp_path: Path, cli) -> None:
                 '[headers]\nschema = "dep3"\n\n[ledger]\nfile = "PATCHES.md"\n'
             ),
             "patches/series": "short-greeting.patch\n",
-            "patches/short-greeting.patch": PATCH,
+            "patches/short-greeting.patch": HELLO_PATCH,
         },
     )
     run = cli("ledger", cwd=down)

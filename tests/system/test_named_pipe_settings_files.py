@@ -17,19 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write_files
-
-PATCH = """Description: keep the greeting short
-Origin: vendor
-Forwarded: not-needed
-Last-Update: 2026-01-01
----
---- a/hello.py
-+++ b/hello.py
-@@ -1 +1 @@
--print("hello, world")
-+print("hi")
-"""
+from helpers import HELLO_PATCH, write_files
 
 
 def downstream(root: Path) -> Path:
@@ -43,7 +31,7 @@ def downstream(root: Path) -> Path:
                 'pristine = "../pristine"\n\n[headers]\nschema = "dep3"\n'
             ),
             "patches/series": "short-greeting.patch\n",
-            "patches/short-greeting.patch": PATCH,
+            "patches/short-greeting.patch": HELLO_PATCH,
             "PATCHES.md": "# Patches\n\n<!-- table:begin -->\n<!-- table:end -->\n",
         },
     )
