@@ -89,7 +89,7 @@ def cli(ctx: click.Context, config_file: Path | None, directory: tuple[Path, ...
     # second -C from the first
     (param,) = (p for p in ctx.command.params if p.name == "directory")
     for each in directory:
-        enter_directory(each, param)
+        enter_directory(ctx, each, param)
     from patchkeeper.progress import set_warning_sink
 
     set_warning_sink(_warn)

@@ -2,7 +2,8 @@
 -C`` does (the README says "as `git -C` does"): ``patchkeeper -C examples -C downstream
 lint`` runs in ``examples/downstream``, before the command or after it, or split around it.
 The second ``-C`` was read from the starting directory, and the run stopped with
-``downstream: No such file or directory``. The example is copied by the test."""
+``downstream: No such file or directory``; a directory that is missing is named by the path
+the ``-C`` values lead to. The example is copied by the test."""
 
 from __future__ import annotations
 
@@ -26,5 +27,26 @@ def test_a_second_directory_missing_from_the_first_is_named(cli, example: Exampl
     assert (run.code, run.out, run.err.splitlines()[-1]) == (
         2,
         "",
-        "Error: Invalid value for -C: upstream/downstream: No such file or directory",
+        "Error: Invalid value for -C: examples/upstream/downstream: No such file or directory",
     )
+
+
+def test_a_missing_directory_is_named_as_resolved(cli, example: Example) -> None:
+    """The error named the last ``-C`` alone (``nope``), which does not say where it was looked
+    for; it names the path the ``-C`` values lead to from the starting directory, an absolute
+    one as given."""
+    expected = {
+        ("-C", "examples", "-C", "nope", "lint"): "examples/nope",
+        ("-C", "examples", "lint", "-C", "nope"): "examples/nope",
+        ("lint", "-C", "examples", "-C", "nope"): "examples/nope",
+        ("-C", "./examples", "-C", "../nope", "lint"): "examples/../nope",
+        ("-C", "examples", "-C", "/nonexistent/nope", "lint"): "/nonexistent/nope",
+        ("-C", "nope", "lint"): "nope",
+    }
+    for args, named in expected.items():
+        run = cli(*args, cwd=example.root.parent)
+        assert (run.code, run.out, run.err.splitlines()[-1]) == (
+            2,
+            "",
+            f"Error: Invalid value for -C: {named}: No such file or directory",
+        ), args

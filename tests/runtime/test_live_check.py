@@ -61,7 +61,9 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
     init = runtime_trees / "plugin/metaplug/__init__.py"
-    init.write_text("def register():\n    import missing_dependency  # noqa: F401\n")
+    # a module the upstream does not have (dropped by a release): a finding, exit 1; a
+    # third-party module not installed would be exit 2 (test_live_check_plugin_dependency)
+    init.write_text("def register():\n    import tinyup.missing_module  # noqa: F401\n")
     for project in ("upstream-1.0", "plugin"):
         subprocess.run(
             [str(python), "-m", "pip", "install", "-q", str(runtime_trees / project)],
@@ -72,7 +74,7 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
         load_config(runtime_trees / "plugin/pyproject.toml"), check.LiveCheckRequest(python=python)
     )
     assert [(a.status, a.module) for a in result.activation] == [
-        ("import-error", "missing_dependency")  # the plugin's register() imports it
+        ("import-error", "tinyup.missing_module")  # the plugin's register() imports it
     ]
     assert result.exit_code == 1
     # the upstream is imported before the plugin's entry points, as the upstream imports

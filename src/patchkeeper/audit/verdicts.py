@@ -200,7 +200,10 @@ class PatchVerdict:
             a person decides (*look*); ``""`` otherwise.
         not_at_pin: for a *target gone* patch, a file it changes that neither the old pin's
             tree nor the new release has (:func:`_absent_at_pin`): the series does not apply
-            at its pin, so the patch cannot be judged (*look*); ``""`` otherwise.
+            at its pin, so the patch cannot be judged (*look*); for a patch of another
+            verdict, a file it changes that the old pin's tree lacks and the new release has
+            (:func:`_only_in_release`): the series does not apply at its pin either, the
+            verdict is the new release's; ``""`` otherwise.
         imports_gone: for a patch that applies (or only needs a refresh), the evidence that
             it imports modules the old pin has and the new release no longer has
             (:func:`patchkeeper.audit.dropped_modules.gone_imports`): its code cannot run
@@ -2183,17 +2186,58 @@ def judge_unfinished(
 ) -> PatchVerdict:
     """:func:`judge_patch` without the action (for series-level rules that re-judge)."""
     ctx = _Context(search, pin, version, dict(created or {}))
+    unpinned = _only_in_release(ws, patch, ctx)  # read before the patch changes ws
     verdict = _with_new_places(
         patch,
         _with_imports_gone(patch, _with_header(patch, _judge(ws, patch, failed, ctx), ctx), ctx),
         ctx,
     )
+    verdict = _with_only_in_release(verdict, unpinned)
     if verdict.verdict != UPSTREAMED:
         return verdict
     elsewhere = _fits_elsewhere(ws, patch, verdict)
     if not elsewhere:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+def _only_in_release(ws: Workspace, patch: Patch, ctx: _Context) -> list[str]:
+    """The files ``patch`` changes (not creates) that the new release has (``ws``) and the
+    old pin's tree lacks, leaving out those an earlier patch of the series creates: the
+    series does not apply at its own pin (a Debian patch to a ``pytest.ini`` the pin's sdist
+    does not ship, which a later release does). None without the pin's tree."""
+    if ctx.pin is None:
+        return []
+    return [
+        d.old_path
+        for d in patch.files
+        if d.old_path is not None
+        and not creates_file(d)
+        and d.old_path not in ctx.created
+        and ws.get(d.old_path) is not None
+        and ctx.pin.state(d.old_path) is None
+    ]
+
+
+#: How :func:`_with_only_in_release`'s evidence says the series misses its own pin.
+ONLY_IN_RELEASE_TEXT = "not in the old pin's tree, only in the new release"
+
+
+def _with_only_in_release(verdict: PatchVerdict, paths: list[str]) -> PatchVerdict:
+    """``verdict`` saying that the files ``paths`` (:func:`_only_in_release`) are not at the
+    old pin: the patch does not apply to the pin itself, as an audit of a range that holds
+    the pin shows (*target gone* there). The verdict and its action stay the new release's
+    (it is judged there); :attr:`PatchVerdict.not_at_pin` names the first file, except on a
+    *target gone* verdict, where that field decides the action (:func:`action_of`)."""
+    if not paths or verdict.not_at_pin:
+        return verdict
+    verb = "is" if len(paths) == 1 else "are"
+    text = (
+        f"{', '.join(paths)} {verb} {ONLY_IN_RELEASE_TEXT}: the series does not apply at its "
+        "pin itself"
+    )
+    field_value = "" if verdict.verdict == TARGET_GONE else paths[0]
+    return replace(verdict, summary=f"{verdict.summary}; {text}", not_at_pin=field_value)
 
 
 def _with_imports_gone(patch: Patch, verdict: PatchVerdict, ctx: _Context) -> PatchVerdict:

@@ -135,24 +135,36 @@ def _group_or_late_option(
     )
 
 
-def enter_directory(directory: Path, param: click.Parameter) -> None:
+def enter_directory(ctx: click.Context, directory: Path, param: click.Parameter) -> None:
     """Change into ``directory`` as ``-C`` asks (every relative path on the command line is
     read from there too).
 
+    A relative ``directory`` is read from the one a ``-C`` before it entered, so an error names
+    the path as resolved from where patchkeeper was started (``-C examples -C nope``:
+    ``examples/nope``), the ``-C`` values joined, not the last one alone, which would not say
+    where it was looked for.
+
     Raises:
-        click.BadParameter: it cannot be entered, naming the option and the reason.
+        click.BadParameter: it cannot be entered, naming the option, the path and the reason.
     """
+    resolved = Path(ctx.meta.get(_ENTERED, "")) / directory
     try:
         os.chdir(directory)
     except OSError as exc:
-        raise click.BadParameter(f"{directory}: {exc.strerror}", param_hint=param.opts[0]) from None
+        raise click.BadParameter(f"{resolved}: {exc.strerror}", param_hint=param.opts[0]) from None
+    ctx.meta[_ENTERED] = str(resolved)
+
+
+_ENTERED = "patchkeeper.entered_directory"
+"""Key in click's context ``meta`` (shared by the group and its command) of the path the
+``-C`` options given so far lead to, as written, joined."""
 
 
 def _late_directory(ctx: click.Context, param: click.Parameter, value: tuple[Path, ...]) -> None:
     """``-C DIR`` after the command (each, in order): change directory as the group's
     ``-C`` does."""
     for directory in value:
-        enter_directory(directory, param)
+        enter_directory(ctx, directory, param)
 
 
 def _late_config(ctx: click.Context, param: click.Parameter, value: Path | None) -> None:

@@ -51,7 +51,10 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
     patches, tree, pin_note = writable_target(config, request, "unapply")
     # RECORD is read under the lock, after any roll-back (see verify_series).
     from_record = tree.kind == INSTALLED and pristine is None
-    reference = None if from_record else pristine_for(config, tree, pristine, patches)
+    # an empty series has nothing to undo: no reference is needed (nor fetched) to say so
+    reference = (
+        None if from_record or not patches else pristine_for(config, tree, pristine, patches)
+    )
     return unapply_from_tree(
         tree,
         patches,

@@ -148,6 +148,10 @@ def apply_text(result: ApplyResult) -> str:
     elif result.outcome == "failed":
         lines.append(f"{shown_name(result.failed_patch or '')} does not apply to {result.target}")
         lines.extend(failure_lines(result.failures))
+    elif result.outcome == "no patches":
+        lines.append(
+            f"{result.action}: nothing to unapply on {result.target}: the series lists no patches"
+        )
     else:
         lines.append(f"{result.action}: the series is {result.outcome} on {result.target}")
         if result.state is not None and result.outcome not in (

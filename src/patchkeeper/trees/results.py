@@ -24,6 +24,7 @@ class Outcome(WordEnum):
     PARTIAL = "partially applied"  # some patches applied: not patched further (PatchStatus's)
     FAILED = "failed"  # a hunk does not apply at fuzz 0: nothing written
     DRIFTED = "drifted"  # the tree differs from pristine outside the series
+    NO_PATCHES = "no patches"  # unapply of a series that lists none: the tree is not judged
 
 
 APPLIED = Outcome.APPLIED
@@ -33,6 +34,7 @@ ALREADY_PRISTINE = Outcome.ALREADY_PRISTINE
 PARTIAL = Outcome.PARTIAL
 FAILED = Outcome.FAILED
 DRIFTED = Outcome.DRIFTED
+NO_PATCHES = Outcome.NO_PATCHES
 
 
 @dataclass(frozen=True)
@@ -54,7 +56,8 @@ class ApplyResult:
         action: ``"apply"`` or ``"unapply"``.
         target: the target's description.
         outcome: :data:`APPLIED`, :data:`UNAPPLIED`, :data:`ALREADY_APPLIED`,
-            :data:`ALREADY_PRISTINE`, :data:`PARTIAL`, :data:`FAILED` or :data:`DRIFTED`.
+            :data:`ALREADY_PRISTINE`, :data:`PARTIAL`, :data:`FAILED`, :data:`DRIFTED` or
+            :data:`NO_PATCHES`.
         patches: the series names, in order.
         changed: the files written or removed (patch paths), sorted.
         offsets: hunks that applied at an offset.
@@ -85,7 +88,7 @@ class ApplyResult:
 
     @property
     def exit_code(self) -> int:
-        ok = (APPLIED, UNAPPLIED, ALREADY_APPLIED, ALREADY_PRISTINE)
+        ok = (APPLIED, UNAPPLIED, ALREADY_APPLIED, ALREADY_PRISTINE, NO_PATCHES)
         return 0 if self.outcome in ok else 1
 
 

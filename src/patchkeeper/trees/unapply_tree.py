@@ -22,6 +22,7 @@ from patchkeeper.trees.backup import backup_files
 from patchkeeper.trees.results import (
     ALREADY_PRISTINE,
     DRIFTED,
+    NO_PATCHES,
     PARTIAL,
     UNAPPLIED,
     ApplyResult,
@@ -87,9 +88,11 @@ def unapply_from_tree(
     Returns:
         An ``unapply`` result whose outcome is ``unapplied`` (``patches``: the names undone;
         ``changed``: the patch paths written), ``already pristine``, ``partially applied``
-        (a patch partly applied or in conflict, or only some applied and no reference) or
-        ``drifted`` (files or overlay files changed outside the series); nothing is written
-        unless ``unapplied``.
+        (a patch partly applied or in conflict, or only some applied and no reference),
+        ``drifted`` (files or overlay files changed outside the series) or ``no patches``
+        (the series lists none: there is nothing to undo, and the tree is not compared with
+        the reference, so the result does not call it pristine); nothing is written unless
+        ``unapplied``.
 
     Raises:
         LockError: another process holds the target.
@@ -99,6 +102,15 @@ def unapply_from_tree(
     names = tuple(p.name for p in patches)
     with locked(tree.state_dir, lock_timeout, tree.label):
         recovery = recover(tree.journal_dir, tree.root)
+        if not patches:
+            return ApplyResult(
+                "unapply",
+                tree.label,
+                NO_PATCHES,
+                names,
+                recovery=recovery,
+                note=NOTHING_TO_UNAPPLY,
+            )
         if from_record:
             reference = record_pristine(tree)[0]
         from patchkeeper.trees.applied import series_state
@@ -182,6 +194,11 @@ def unapply_from_tree(
         note=note,
         backup=str(backup) if backup is not None else "",
     )
+
+
+NOTHING_TO_UNAPPLY = "nothing was changed; 'patchkeeper verify' says whether the tree is pristine"
+"""The note of ``unapply`` on a series that lists no patches: an empty series undone says
+nothing of the tree, which may differ from pristine outside any series; ``verify`` compares it."""
 
 
 def _unrecord_changes(tree: Tree) -> list[Change]:

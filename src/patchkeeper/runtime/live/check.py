@@ -217,6 +217,28 @@ def _import_fails(python: Path, broken: list[dict[str, Any]], version: str) -> T
     )
 
 
+def _dependency_missing(
+    python: Path, plugin: str, lacking: list[dict[str, Any]], version: str
+) -> TargetError:
+    """The error of an interpreter where an entry point of the plugin raises ``ImportError``
+    for a third-party module that is not installed there (``lacking``: the probe's records
+    of those entry points): the plugin cannot be imported, so no patch can be live, as when
+    the upstream cannot be. An ``ImportError`` of the plugin's own modules or of an upstream
+    name is not one: it stays the entry point's ``import-error``, a finding."""
+    first = lacking[0]
+    modules = list(dict.fromkeys(a["missing"] for a in lacking))
+    listed = " and ".join(modules) if len(modules) < 3 else ", ".join(modules)
+    where = f" (raised at {first['file']}:{first['line']})" if first["file"] else ""
+    return TargetError(
+        f"{plugin} cannot be imported by this interpreter (Python {version}): its entry point "
+        f"{first['group']}:{first['name']} = {first['value']} raises {first['error']}{where}",
+        path=python,
+        hint=f"install {listed} in that environment ({python} -m pip install ...), or give "
+        f"--python the interpreter of an environment where {plugin}'s dependencies are "
+        "installed",
+    )
+
+
 @dataclass(frozen=True, kw_only=True)
 class LiveCheckRequest(PluginLocation):
     """What ``runtime check`` is asked to do; each field is the option of the same parameter
@@ -241,7 +263,8 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
     Raises:
         TargetError: the interpreter cannot be run, times out, prints no result, or cannot
             import the plugin or an upstream package (not found, or its import raises
-            ``ImportError``).
+            ``ImportError``; for the plugin, an entry point's ``ImportError`` of a third-party
+            module that is not installed there).
     """
     settings = located_settings(config, request)
     python, timeout = request.python, request.timeout
@@ -290,6 +313,9 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
         raise _unimportable(python, data["unimportable"], data["version"])
     if data.get("broken"):
         raise _import_fails(python, data["broken"], data["version"])
+    lacking = [a for a in data["activation"] if a.get("missing")]
+    if lacking:
+        raise _dependency_missing(python, settings.package, lacking, data["version"])
     cause = common_cause(data["entries"])
     first = cause.split("\n", 1)[0]
 

@@ -201,6 +201,28 @@ def broken(names: list[str]) -> list[Json]:
     return out
 
 
+def missing_dependency(exc: ImportError, own: list[str]) -> Json:
+    """The module ``exc`` names when it is a third-party one that no finder of this
+    interpreter finds (a dependency of the plugin not installed here), with the file and line
+    the import was raised at; ``{}`` when it names none, names one of ``own`` (the plugin's
+    and the upstream's packages: an error of their code or a name the upstream dropped, which
+    is a finding of the check) or the module is there (it failed for another reason)."""
+    top = (getattr(exc, "name", "") or "").split(".")[0]
+    if not top or top in own:
+        return {}
+    try:
+        if importlib.util.find_spec(top) is not None:
+            return {}
+    except (ImportError, ValueError):
+        pass
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not f.filename.startswith("<")]
+    return {
+        "missing": top,
+        "file": frames[-1].filename if frames else "",
+        "line": frames[-1].lineno if frames else 0,
+    }
+
+
 def main() -> None:
     request: Json = json.loads(sys.stdin.read())
     plugin, packages = request["package"], request["upstream_packages"]
@@ -238,6 +260,8 @@ def main() -> None:
                     module=getattr(exc, "name", "") or "",
                     detail=str(exc),
                     trace=traceback.format_exc(),
+                    error=f"{type(exc).__name__}: {exc}",
+                    **missing_dependency(exc, [plugin, *packages]),
                 )
             except Exception as exc:
                 record.update(
