@@ -11,10 +11,10 @@ the interpreter), written by this test.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import venv
 from pathlib import Path
 
+from helpers import site_packages
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import check
 
@@ -24,10 +24,7 @@ def _environment(tmp_path: Path, runtime_trees: Path) -> tuple[Path, Path]:
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    purelib = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True,
-    ).stdout.strip()  # fmt: skip
+    purelib = site_packages(python)
     installed = tmp_path / "installed"
     shutil.copytree(runtime_trees / "plugin" / "metaplug", installed / "metaplug")
     shutil.copytree(runtime_trees / "upstream-1.0" / "tinyup", installed / "tinyup")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import site_packages
 from json_schema_check import output
 from patchkeeper import __version__
 from patchkeeper.config import load_config
@@ -81,12 +82,7 @@ def test_live_check_names_the_module_of_an_import_error(runtime_trees: Path, tmp
     # them: its file is named though the plugin's call failed
     from patchkeeper.render.runtime import check_text
 
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = site_packages(python)
     assert f"file of tinyup: {site}/tinyup/__init__.py" in check_text(result).splitlines()
 
 
@@ -113,12 +109,7 @@ def test_an_interpreter_with_upstream_alone_names_the_plugin_alone(
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = site_packages(python)
     Path(site, "tinyup.pth").write_text(f"{runtime_trees / 'upstream-1.0'}\n")
     run = cli("runtime", "check", "--python", str(python), cwd=runtime_trees / "plugin")
     version = ".".join(map(str, sys.version_info[:3]))
@@ -195,12 +186,7 @@ def test_an_upstream_found_but_failing_to_import_is_refused(
     env_dir = tmp_path / "env"
     venv.create(env_dir, with_pip=False)
     python = env_dir / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    site = site_packages(python)
     fake = tmp_path / "fake"
     (fake / "tinyup").mkdir(parents=True)
     (fake / "tinyup" / "__init__.py").write_text(init)
