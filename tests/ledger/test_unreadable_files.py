@@ -12,8 +12,9 @@ from pathlib import Path
 from helpers import HELLO_PATCH, write_files
 
 
-def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) -> None:
-    down = write_files(
+def _downstream(tmp_path: Path) -> Path:
+    """A DEP-3 downstream of one patch whose ledger is ``PATCHES.md`` (not written)."""
+    return write_files(
         tmp_path / "down",
         {
             "patchkeeper.toml": (
@@ -24,6 +25,10 @@ def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) 
             "patches/short-greeting.patch": HELLO_PATCH,
         },
     )
+
+
+def test_a_ledger_path_that_is_a_directory_says_what_to_do(tmp_path: Path, cli) -> None:
+    down = _downstream(tmp_path)
     (down / "PATCHES.md").mkdir()
     before = sorted(p.relative_to(down) for p in down.rglob("*"))
     for args in (("ledger", "--check"), ("ledger",)):
@@ -46,17 +51,7 @@ def test_the_ledger_hint_is_what_ledger_then_does(tmp_path: Path, cli) -> None:
     """Following the hint for a ledger path taken by a directory works: a file with the two
     markers is what ``ledger`` fills; a path with nothing there is an error naming the
     markers, not a file ``ledger`` makes."""
-    down = write_files(
-        tmp_path / "down",
-        {
-            "patchkeeper.toml": (
-                'upstream = "hello"\npin = "1.0"\nseries = "patches/series"\n\n'
-                '[headers]\nschema = "dep3"\n\n[ledger]\nfile = "PATCHES.md"\n'
-            ),
-            "patches/series": "short-greeting.patch\n",
-            "patches/short-greeting.patch": HELLO_PATCH,
-        },
-    )
+    down = _downstream(tmp_path)
     run = cli("ledger", cwd=down)
     assert (run.code, run.out, run.err.splitlines()) == (
         2,
