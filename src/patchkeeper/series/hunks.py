@@ -23,7 +23,7 @@ line ending included.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -306,17 +306,21 @@ def _starts(lines: Sequence[bytes], pattern: Sequence[bytes], low: int, high: in
     return out
 
 
-def line_positions(lines: Sequence[bytes]) -> dict[bytes, list[int]]:
-    """Where each line of ``lines`` stands (0-based, in order), by its text:
-    :func:`closest_match` looks up a hunk's lines there instead of reading the whole file,
-    once for every failing hunk.
+def line_positions(
+    lines: Sequence[bytes], key: Callable[[bytes], bytes] | None = None
+) -> dict[bytes, list[int]]:
+    """Where each line of ``lines`` stands (0-based, in order), by its text, or by
+    ``key(line)`` when given: :func:`closest_match` and the mismatch checks look up a hunk's
+    lines there instead of reading the whole file, once for every failing hunk.
 
     >>> line_positions([b"a\\n", b"b\\n", b"a\\n"])
     {b'a\\n': [0, 2], b'b\\n': [1]}
+    >>> line_positions([b"a \\n", b"b\\n", b"a\\n"], bytes.rstrip)
+    {b'a': [0, 2], b'b': [1]}
     """
     out: dict[bytes, list[int]] = {}
     for number, line in enumerate(lines):
-        out.setdefault(line, []).append(number)
+        out.setdefault(line if key is None else key(line), []).append(number)
     return out
 
 
@@ -482,9 +486,7 @@ def patch_lines(
     last_frozen = 0
     placements: list[Placement] = []
     failures: list[HunkFailure] = []
-    file_endings: FileEndings | None = None
-    positions: dict[bytes, list[int]] | None = None  # all three once per file, for failures
-    stripped: dict[bytes, list[int]] | None = None
+    indexed: FileLines | None = None  # once per file: only a failure needs it
     for index, hunk in enumerate(hunks):
         known = at[index] if index < len(at) else None
         where = placed_at(lines, hunk, known, reverse=reverse, last_frozen=last_frozen)
@@ -496,14 +498,11 @@ def patch_lines(
         if where is None:
             pattern, _ = images(hunk, reverse)
             guess = expected + in_offset
-            if positions is None:  # once per file: only a failure needs it
-                positions = line_positions(lines)
-            closest = closest_match(lines, pattern, guess, positions)
-            file_endings = file_endings or FileEndings(lines)
-            endings = line_ending_mismatch(lines, hunk, reverse, file_endings)
-            if not endings:
-                stripped = stripped if stripped is not None else stripped_lines(lines)
-                endings = trailing_space_mismatch(lines, hunk, reverse, stripped)
+            indexed = indexed or FileLines(lines)
+            closest = closest_match(lines, pattern, guess, indexed.positions)
+            endings = line_ending_mismatch(
+                lines, hunk, reverse, indexed
+            ) or trailing_space_mismatch(lines, hunk, reverse, indexed)
             done_at = None
             if not hunk.has_context and images(hunk, not reverse)[0]:
                 done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
@@ -674,31 +673,17 @@ def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
 
 
-def stripped_lines(lines: Sequence[bytes]) -> dict[bytes, list[int]]:
-    """Where each line of ``lines`` stands (0-based, in order), by its text without the
-    white space at its end: :func:`trailing_space_mismatch` looks there for a hunk's first
-    line instead of through the whole file, once for every failing hunk.
-
-    >>> stripped_lines([b"a \\n", b"b\\n", b"a\\n"])
-    {b'a': [0, 2], b'b': [1]}
-    """
-    out: dict[bytes, list[int]] = {}
-    for number, line in enumerate(lines):
-        out.setdefault(line.rstrip(), []).append(number)
-    return out
-
-
 def trailing_space_mismatch(
     lines: Sequence[bytes],
     hunk: Hunk,
     reverse: bool,
-    stripped: Mapping[bytes, list[int]] | None = None,
+    indexed: FileLines | None = None,
 ) -> str:
     """Why a hunk fails when only white space at the ends of lines keeps it from matching,
     else ``""``: a patch that went through a mail client or an editor that strips trailing
     white space lost it from its context lines, while the file kept it (GNU patch applies
-    it only with ``-l``). Names the first file line whose end differs. ``stripped``:
-    :func:`stripped_lines` of ``lines``, when the caller has it (one file's many hunks).
+    it only with ``-l``). Names the first file line whose end differs. ``indexed``: the
+    :class:`FileLines` of ``lines``, when the caller has it (one file's many hunks).
 
     >>> from patchkeeper.series.parse import parse_patch
     >>> from pathlib import Path
@@ -715,7 +700,7 @@ def trailing_space_mismatch(
     bare = [line.rstrip() for line in pattern]
     size = len(bare)
     # a window whose lines match but for white space starts with a line that does too
-    positions = (stripped if stripped is not None else stripped_lines(lines)).get(bare[0], [])
+    positions = (indexed or FileLines(lines)).stripped_positions.get(bare[0], [])
     starts = [start for start in positions if start <= len(lines) - size]
     if any(list(lines[start : start + size]) == list(pattern) for start in starts):
         return ""  # the lines occur as they are: white space is not what keeps them out
@@ -737,12 +722,13 @@ def trailing_space_mismatch(
     return ""
 
 
-class FileEndings:
-    """One file's line endings as :func:`line_ending_mismatch` reads them, each read on first
-    use and then kept for the file's other failing hunks.
+class FileLines:
+    """One file's lines indexed for the hunks that fail on it: each index is made on first
+    use and then kept for the file's other failing hunks (:func:`closest_match`,
+    :func:`line_ending_mismatch`, :func:`trailing_space_mismatch`).
 
-    >>> endings = FileEndings([b"a\\r\\n", b"b\\n", b"a\\n"])
-    >>> endings.crlf, endings.plain_positions, endings.style
+    >>> indexed = FileLines([b"a\\r\\n", b"b\\n", b"a\\n"])
+    >>> indexed.crlf, indexed.plain_positions, indexed.style
     (True, {b'a\\n': [0, 2], b'b\\n': [1]}, 'a mix of CRLF and LF')
     """
 
@@ -750,17 +736,24 @@ class FileEndings:
         self.lines = lines
 
     @cached_property
-    def crlf(self) -> bool:
-        """Whether any line ends in CRLF."""
-        return any(line.endswith(b"\r\n") for line in self.lines)
+    def positions(self) -> dict[bytes, list[int]]:
+        """:func:`line_positions` of the lines, by their text."""
+        return line_positions(self.lines)
+
+    @cached_property
+    def stripped_positions(self) -> dict[bytes, list[int]]:
+        """:func:`line_positions` by each line's text without the white space at its end."""
+        return line_positions(self.lines, bytes.rstrip)
 
     @cached_property
     def plain_positions(self) -> dict[bytes, list[int]]:
-        """Where each line stands (0-based, in order), by its text with CRLF read as LF."""
-        out: dict[bytes, list[int]] = {}
-        for number, line in enumerate(self.lines):
-            out.setdefault(_plain(line), []).append(number)
-        return out
+        """:func:`line_positions` by each line's text with CRLF read as LF."""
+        return line_positions(self.lines, _plain)
+
+    @cached_property
+    def crlf(self) -> bool:
+        """Whether any line ends in CRLF."""
+        return any(line.endswith(b"\r\n") for line in self.lines)
 
     @cached_property
     def style(self) -> str:
@@ -769,20 +762,20 @@ class FileEndings:
 
 
 def line_ending_mismatch(
-    lines: Sequence[bytes], hunk: Hunk, reverse: bool, endings: FileEndings | None = None
+    lines: Sequence[bytes], hunk: Hunk, reverse: bool, endings: FileLines | None = None
 ) -> str:
     """Why a hunk fails when only line endings keep it from matching, else ``""``.
 
     Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
     the failure is the line endings (GNU patch: "(different line endings)"), and the message
-    names both styles. ``endings``: the :class:`FileEndings` of ``lines``, when the caller
+    names both styles. ``endings``: the :class:`FileLines` of ``lines``, when the caller
     has it (one file's many hunks).
     """
     pattern, _ = images(hunk, reverse)
     if not pattern:
         return ""
     plain_pattern = [_plain(line) for line in pattern]
-    endings = endings or FileEndings(lines)
+    endings = endings or FileLines(lines)
     if plain_pattern == list(pattern) and not endings.crlf:
         return ""
     size = len(plain_pattern)
