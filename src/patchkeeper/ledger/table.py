@@ -348,12 +348,21 @@ def table_rows(text: str, begin: str, end: str, path: Path | None = None) -> lis
     for number, line in enumerate(text.splitlines()[first + 1 : last], first + 2):
         if not line.strip().startswith("|"):
             continue
-        parts = _CELL_BOUNDARY.split(line.strip())[1:]
-        if parts and not parts[-1].strip():
-            parts.pop()  # the closing "|"
-        cells = tuple(unescape_cell(part.strip()) for part in parts)
-        rows.append(TableRow(cells or ("",), number))
+        rows.append(TableRow(row_cells(line) or ("",), number))
     return rows[2:]
+
+
+def row_cells(line: str) -> tuple[str, ...]:
+    """The values of the cells of one Markdown table row ``line``, split at every ``|`` no
+    backslash escapes and read back as :func:`escape_cell` wrote them.
+
+    >>> row_cells("| a \\\\| b | fix |")
+    ('a | b', 'fix')
+    """
+    parts = _CELL_BOUNDARY.split(line.strip())[1:]
+    if parts and not parts[-1].strip():
+        parts.pop()  # the closing "|"
+    return tuple(unescape_cell(part.strip()) for part in parts)
 
 
 def unified_diff(before: str, after: str, path: Path) -> str:
@@ -566,7 +575,7 @@ def retired_titles(body: str | None) -> tuple[str, ...] | None:
     """
     for line in (body or "").splitlines():
         if line.strip().startswith("|"):
-            return tuple(cell.strip() for cell in line.strip().strip("|").split("|"))
+            return row_cells(line)
     return None
 
 
