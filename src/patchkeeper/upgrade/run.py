@@ -419,11 +419,13 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             _step(run, name, before, theirs)
         except Interrupted as exc:  # the state stays: --continue runs the step again
             _leave_waiting(run)
-            exc.hint = left_in_progress(exc.hint or _conflict_first(run, name), _at(run, name))
+            exc.hint = left_in_progress(
+                exc.hint or _conflict_first(run, name), name, after=_through(run, name)
+            )
             raise
         except KeyboardInterrupt:
             _leave_waiting(run)
-            hint = left_in_progress(_conflict_first(run, name), _at(run, name))
+            hint = left_in_progress(_conflict_first(run, name), name, after=_through(run, name))
             raise Interrupted("interrupted", hint=hint) from None
         except SeriesDoesNotApplyError as exc:  # its --from is fixed until --abort
             _leave_waiting(run)
@@ -444,11 +446,11 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
     return _result(run, action, outcome)
 
 
-def _at(run: _Run, name: str) -> str:
-    """How the hint names where a Ctrl-C stopped the upgrade: at step ``name``, or after it
-    when its end was recorded whole before the Ctrl-C was raised."""
+def _through(run: _Run, name: str) -> bool:
+    """Whether step ``name``'s end was recorded whole before a Ctrl-C was raised: the hint
+    then says the upgrade stopped after it, not at it."""
     done = run.state.steps.get(name, {}).get("status") in (StepStatus.DONE, StepStatus.SKIPPED)
-    return f"after {name}" if done and not run.work.running() else name
+    return done and not run.work.running()
 
 
 #: Testing hook: at the point this names (``before decide``: the loop's boundary before the
@@ -563,11 +565,11 @@ def _conflict_first(run: _Run, step: str) -> str | None:
     )
 
 
-def left_in_progress(hint: str | None, step: str) -> str:
+def left_in_progress(hint: str | None, step: str, *, after: bool = False) -> str:
     """``hint`` (a step's error's advice) followed by what to do with the upgrade that error
     leaves in progress: its state stays, so that the next ``upgrade --to`` is refused with
     "already in progress" unless the error says to continue or abort. ``step``: the step it
-    stopped at, or ``after NAME`` when step NAME was through.
+    stopped at, or, with ``after``, the step that was through when it stopped.
 
     >>> left_in_progress("fix the patch", "port")[:64]
     "fix the patch; then run 'patchkeeper upgrade --continue' (the up"
@@ -576,7 +578,7 @@ def left_in_progress(hint: str | None, step: str) -> str:
     """
     if hint and "upgrade --continue" in hint:
         return hint
-    where = f"after its {step[6:]}" if step.startswith("after ") else f"at its {step}"
+    where = f"after its {step}" if after else f"at its {step}"
     return (
         f"{hint + '; then run' if hint else 'run'} 'patchkeeper upgrade --continue' (the "
         f"upgrade stopped {where} step), or 'patchkeeper upgrade --abort' to put the "
