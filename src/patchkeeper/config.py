@@ -37,7 +37,7 @@ from packaging.version import InvalidVersion, Version
 
 from patchkeeper.constants import DEFAULT_IGNORE, SERIES_READERS
 from patchkeeper.errors import ConfigError, PatchkeeperError
-from patchkeeper.system.regular import read_file
+from patchkeeper.system.regular import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -534,7 +534,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
             of the first bad byte) or is not valid TOML.
     """
     try:
-        data = read_file(path)
+        data = read_regular(path)
     except OSError as exc:
         raise ConfigError(
             f"cannot read: {exc.strerror}",
@@ -787,7 +787,7 @@ def _pyproject_table(candidate: Path) -> dict[str, Any] | None:
         ConfigError: the file is not TOML, or ``tool.patchkeeper`` is not a table.
     """
     try:
-        if b"patchkeeper" not in read_file(candidate):
+        if b"patchkeeper" not in read_regular(candidate):
             return None
     except OSError:
         return None

@@ -20,7 +20,7 @@ def test_an_entry_that_is_a_directory(cli, example: Example) -> None:
     series = down / "patches" / "series"
     series.write_text(series.read_text() + "extra.patch\n")
     message = f"{series}:9: the series lists extra.patch, which is a directory, not a patch file"
-    hint = f"move the patch file to {down / 'patches' / 'extra.patch'} or fix the line"
+    hint = f"put the patch file at {down / 'patches' / 'extra.patch'} in its place, or fix the line"
     run = cli("apply", "--target", str(example.target()), cwd=down)
     assert (run.code, run.out) == (2, "")
     assert run.err == f"patchkeeper: error: {message}\n  hint: {hint}\n"
@@ -97,7 +97,7 @@ def test_an_entry_that_is_a_named_pipe_or_a_dangling_link(cli, example: Example)
     assert run.err == (
         f"patchkeeper: error: {series}:9: the series lists pipe.patch, which is a named pipe, "
         "not a patch file\n"
-        f"  hint: move the patch file to {patches / 'pipe.patch'} or fix the line\n"
+        f"  hint: put the patch file at {patches / 'pipe.patch'} in its place, or fix the line\n"
     )
     run = cli("lint", cwd=down)
     assert run.code == 1

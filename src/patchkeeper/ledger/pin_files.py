@@ -28,7 +28,7 @@ from patchkeeper.config import Config, table_name
 from patchkeeper.constants import CACHE_ENV
 from patchkeeper.errors import Finding
 from patchkeeper.ledger.findings import display_path
-from patchkeeper.system.regular import read_file
+from patchkeeper.system.regular import read_regular
 from patchkeeper.upstream.reqfiles import (
     FileKind,
     RequirementFileError,
@@ -155,7 +155,7 @@ def check_pin_files(config: Config) -> list[Finding]:
     for path, kind in queue:  # grows as requirements files name others
         shown = display_path(path, config.root)
         try:
-            text = read_file(path).decode("utf-8")
+            text = read_regular(path).decode("utf-8")
             found = requirements_for(config.upstream, shown, text, kind)
         except UnicodeDecodeError as error:
             out.append(

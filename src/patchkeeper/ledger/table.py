@@ -44,7 +44,7 @@ from patchkeeper.series.parse import (
     split_lines,
 )
 from patchkeeper.system.markdown_cells import escape_cell, unescape_cell
-from patchkeeper.system.regular import read_file
+from patchkeeper.system.regular import read_regular
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 
@@ -387,7 +387,7 @@ def read_preamble(path: Path) -> tuple[bytes, int]:
         PatchFormatError: the file is missing or unreadable.
     """
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except FileNotFoundError:
         raise PatchFormatError(
             "the patch file does not exist",
@@ -450,7 +450,7 @@ def encode_text(text: str) -> bytes:
 def _read_ledger(settings: LedgerSettings) -> str:
     path: Path = settings.file
     try:
-        return read_file(path).decode(ENCODING, ERRORS)
+        return read_regular(path).decode(ENCODING, ERRORS)
     except FileNotFoundError:
         raise PatchFormatError(
             "the ledger file does not exist",
@@ -669,7 +669,7 @@ def _find_entry(series: Series, name: str) -> SeriesEntry:
     for entry in series.entries:
         if name in (entry.name, row_name(entry.name)):
             return entry
-    for line_no, line in enumerate(split_lines(read_file(series.path)), 1):
+    for line_no, line in enumerate(split_lines(read_regular(series.path)), 1):
         match = _PROPOSED_LINE.match(line.decode("utf-8", "surrogateescape").strip())
         if match and name in (match["name"], row_name(match["name"])):
             return SeriesEntry(match["name"], line_no)
@@ -700,7 +700,7 @@ def _refuse_retired_already(settings: LedgerSettings, name: str) -> None:
             ``.patch``), naming the ledger's line of it.
     """
     try:
-        text = read_file(settings.file).decode(ENCODING, ERRORS)
+        text = read_regular(settings.file).decode(ENCODING, ERRORS)
         rows = table_rows(text, settings.retired_begin, settings.retired_end, settings.file)
     except (OSError, PatchFormatError):
         return  # no readable Retired table: the series' own error says enough

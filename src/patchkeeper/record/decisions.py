@@ -42,7 +42,7 @@ from patchkeeper.config import (
 )
 from patchkeeper.constants import SUGGESTED_PREFIX, DecisionWord
 from patchkeeper.errors import ConfigError
-from patchkeeper.system.regular import read_file
+from patchkeeper.system.regular import read_regular
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -164,7 +164,7 @@ def read_utf8(path: Path) -> str:
         ConfigError: it cannot be read, or a byte is not UTF-8 (naming its line).
     """
     try:
-        data = read_file(path)
+        data = read_regular(path)
     except FileNotFoundError:
         raise
     except OSError as exc:

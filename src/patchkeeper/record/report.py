@@ -42,7 +42,7 @@ from patchkeeper.record.reconcile import (
 )
 from patchkeeper.record.results import RecordCounts, ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
-from patchkeeper.system.regular import read_file
+from patchkeeper.system.regular import read_regular
 
 #: What to do about a record that is not current (a ``record-not-current`` finding's hint).
 REPORT_AGAIN = "run patchkeeper report"
@@ -269,7 +269,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         expected.append((settings.html_file, record_html(record)))
     for path, text in expected:
         try:
-            actual = read_file(path).decode("utf-8", "surrogateescape")  # as written
+            actual = read_regular(path).decode("utf-8", "surrogateescape")  # as written
         except OSError:
             actual = None
         if actual != text:

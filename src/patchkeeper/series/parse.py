@@ -36,7 +36,7 @@ from patchkeeper.series.model import (
 )
 from patchkeeper.system.filenames import name_hint, name_problem
 from patchkeeper.system.names import shown_name, unquoted_name
-from patchkeeper.system.regular import file_kind, read_file
+from patchkeeper.system.regular import file_kind, read_regular
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
     from unidiff import PatchedFile
@@ -94,7 +94,7 @@ def parse_series(path: Path) -> Series:
     [('a.patch', 3, None), ('b.patch', 4, 0), ('fix-#7.patch', 5, None)]
     """
     try:
-        data = read_file(path)
+        data = read_regular(path)
     except FileNotFoundError:
         raise PatchFormatError(
             "the series file does not exist",
@@ -1513,7 +1513,7 @@ def listed_patch(
             hint = f"restore {shown_name(str(path))} or remove the line from the series"
         else:
             problem += ", not a patch file"
-            hint = f"move the patch file to {shown_name(str(path))} or fix the line"
+            hint = f"put the patch file at {shown_name(str(path))} in its place, or fix the line"
         raise PatchFormatError(
             f"the series lists {shown_name(entry.name)}, which {problem}",
             path=series.path,

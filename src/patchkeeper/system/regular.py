@@ -1,9 +1,10 @@
-"""Read a file that a tree walk found, without hanging on one that is not a regular file.
+"""Read a file without hanging on one that is not a regular file.
 
 A tree patchkeeper reads (a target, a pristine release, a plugin) may hold a FIFO, a socket
-or a device under a name like any other (``pipe.py``): ``open`` of a FIFO blocks until a
-writer comes, so a plain read would hang the command for ever. :func:`read_regular` opens
-without blocking and reads only a regular file (a symbolic link to one included).
+or a device under a name like any other (``pipe.py``), and a path a setting names (the
+series, a patch, the ledger) may be one: ``open`` of a FIFO blocks until a writer comes, so a
+plain read would hang the command for ever. :func:`read_regular` opens without blocking and
+reads only a regular file (a symbolic link to one included).
 """
 
 from __future__ import annotations
@@ -15,28 +16,36 @@ from pathlib import Path
 
 
 def read_regular(path: Path | str) -> bytes:
-    """The bytes of the regular file ``path`` (a symbolic link to one is followed).
+    """The bytes of the regular file ``path`` (a symbolic link to one is followed), as
+    ``Path.read_bytes`` reads them, except that a FIFO, a socket or a device there is refused
+    instead of read: the file is opened without blocking, as ``open`` of a named pipe blocks
+    until a writer comes and would hang the command for ever. Used for every file a tree walk
+    finds (a target, a pristine release, a plugin) and every file a setting or a convention
+    names (the series, a patch, the ledger, the decisions file, a configuration file).
 
     Raises:
-        OSError: it cannot be opened or read, or it is not a regular file (``EINVAL``,
-            "not a regular file": a FIFO, a socket, a device or a directory), as a read of
-            a missing file raises ``FileNotFoundError``; callers already handle ``OSError``.
+        OSError: it cannot be opened or read, as ``Path.read_bytes`` (a missing file raises
+            ``FileNotFoundError``, a directory ``IsADirectoryError``, so that callers still
+            tell them apart); for a special file ``EINVAL``, its strerror saying what it is
+            (``"a named pipe, not a regular file"``).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as scratch:
-    ...     fifo = os.path.join(scratch, "pipe.py")
+    ...     fifo = os.path.join(scratch, "series")
     ...     os.mkfifo(fifo)
     ...     try:
     ...         read_regular(fifo)
     ...     except OSError as exc:
     ...         print(exc.strerror)
-    not a regular file
+    a named pipe, not a regular file
     """
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
         if not stat.S_ISREG(info.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
+            raise OSError(errno.EINVAL, f"{file_kind(info.st_mode)}, not a regular file", str(path))
         chunks = []
         while True:
             chunk = os.read(fd, max(info.st_size, 1 << 16))
@@ -46,36 +55,6 @@ def read_regular(path: Path | str) -> bytes:
         return b"".join(chunks)
     finally:
         os.close(fd)
-
-
-def read_file(path: Path | str) -> bytes:
-    """The bytes of the file a setting or a convention names (the series, the ledger, the
-    decisions file, a configuration or dependency file), as ``Path.read_bytes`` reads them,
-    except that a FIFO, a socket or a device there is refused instead of read: ``open`` of a
-    named pipe blocks until a writer comes, which hung the command. A directory raises
-    ``IsADirectoryError`` as before, so that callers still tell it apart.
-
-    Raises:
-        OSError: as ``Path.read_bytes``; for a special file ``EINVAL``, its strerror saying
-            what it is (``"a named pipe, not a regular file"``).
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as scratch:
-    ...     fifo = os.path.join(scratch, "series")
-    ...     os.mkfifo(fifo)
-    ...     try:
-    ...         read_file(fifo)
-    ...     except OSError as exc:
-    ...         print(exc.strerror)
-    a named pipe, not a regular file
-    """
-    try:
-        mode = os.stat(path).st_mode
-    except OSError:
-        mode = 0  # missing or not looked at: the read below says why
-    if mode and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode):
-        raise OSError(errno.EINVAL, f"{file_kind(mode)}, not a regular file", str(path))
-    return Path(path).read_bytes()
 
 
 def is_special(path: Path | str) -> bool:
