@@ -1,0 +1,134 @@
+"""Patches that start to run at the new release: a guard on their way that stopped them at
+the old release lets them through at the new one.
+
+A plugin that supports several upstream releases, or writes ahead of the next one, puts a
+patch of an upstream module only some releases have behind a guard of that module:
+
+- ``if importlib.util.find_spec("vllm.config.engram") is not None:`` (a probe of the
+  module, under any name the call has: ``find_spec``, ``util.find_spec``);
+- ``try: import vllm.model_executor.layers.mamba.ops.scatter_states as ops ... except
+  ImportError: pass`` (the import fails where the module is missing, and the guard skips the
+  rest of the block).
+
+When the old release lacks the module and the new one has it, the patch never ran at the
+old release and runs from the new one on. The audit's comparison of the two releases then
+says nothing of it: an unchanged target was never patched at the old release (its *retain*
+rests on nothing the plugin ran), and a target new upstream is the module arriving, not
+upstream taking the plugin's change in. What the patch does is first tried at the new
+release: the decision is **look**, with the guard and the module for a reason, and the
+decision of the other rules kept next in the evidence.
+
+The modules a ``try`` guards are those its block imports at its own level (``import a.b``,
+``from a.b import c``: the module ``a.b.c`` when the new tree has it, else ``a.b``); only
+upstream modules count (those the new tree has), so a guard of another library or of the
+plugin's own module decides nothing.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from patchkeeper.runtime.judge.drift import LOOK, Drift, with_decision
+from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
+from patchkeeper.runtime.model import Condition, PatchEntry
+from patchkeeper.runtime.syntax.parsing import plugin_file_tree
+
+
+def _probed(test: str) -> str:
+    """The module a test probes to be present (``find_spec("a.b") is not None``, or the
+    call alone), ``""`` for another test."""
+    try:
+        node = ast.parse(test, mode="eval").body
+    except SyntaxError:
+        return ""
+    if (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], ast.IsNot)
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+    ):
+        node = node.left
+    if not isinstance(node, ast.Call) or not node.args:
+        return ""
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    first = node.args[0]
+    if name != "find_spec" or not isinstance(first, ast.Constant):
+        return ""
+    return first.value if isinstance(first.value, str) else ""
+
+
+def _guarded(parsed: ast.Module, line: int, new: UpstreamTree) -> list[str]:
+    """The absolute modules the ``try`` block at ``line`` of ``parsed`` imports at its own
+    level, in order."""
+    for node in ast.walk(parsed):
+        if isinstance(node, ast.Try) and node.lineno == line:
+            out: list[str] = []
+            for statement in node.body:
+                if isinstance(statement, ast.Import):
+                    out.extend(alias.name for alias in statement.names)
+                elif isinstance(statement, ast.ImportFrom) and statement.module:
+                    if statement.level:
+                        continue  # the plugin's own module
+                    for alias in statement.names:
+                        inner = f"{statement.module}.{alias.name}"
+                        known = new.module_file(inner) is not None
+                        out.append(inner if known else statement.module)
+            return out
+    return []
+
+
+def _opened(condition: Condition, root: Path, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
+    """The upstream module whose arrival at the new release opens ``condition``; ``""``
+    when it opens on no such module."""
+    old, new = trees
+    if condition.kind == "if":
+        modules = [_probed(condition.text)]
+    elif condition.kind == "try-import":
+        parsed = plugin_file_tree(root / condition.file)
+        modules = [] if parsed is None else _guarded(parsed, condition.line, new)
+    else:
+        return ""
+    for module in modules:
+        if module and new.module_file(module) is not None and old.module_file(module) is None:
+            return module
+    return ""
+
+
+def opened_guards(
+    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree]
+) -> dict[PatchEntry, str]:
+    """Per entry of ``entries`` (files relative to the plugin ``root``) on whose way a guard
+    stopped the patch at the old release (``trees[0]``) and lets it through at the new one
+    (``trees[1]``): why, as one sentence naming the guard's file and line and the module."""
+    out: dict[PatchEntry, str] = {}
+    for entry in entries:
+        activation = entry.activation
+        if activation is None:
+            continue
+        for condition in activation.conditions:
+            if condition.kind not in ("if", "try-import"):
+                continue
+            module = _opened(condition, root, trees)
+            if not module:
+                continue
+            shown = condition.text if condition.kind == "try-import" else f"if {condition.text}"
+            out[entry] = (
+                f"the patch did not run at the old release: its guard at {condition.file}:"
+                f"{condition.line} ({shown}) needs {module}, which only the "
+                "new upstream has; it runs for the first time at the new release, so the "
+                "comparison of the two releases says nothing of it: read it against the new "
+                "upstream's code before keeping it"
+            )
+            break
+    return out
+
+
+def opened_look(judged: Drift, why: str) -> Drift:
+    """``judged`` as *look* for ``why`` (:func:`opened_guards`), its own reason kept next in
+    the evidence; ``judged`` itself when ``why`` is empty or it is a *look* already."""
+    if not why or judged.decision == LOOK:
+        return judged
+    return with_decision(judged, LOOK, why)
