@@ -4,8 +4,9 @@
 In the shape of a hardware plugin that writes ahead of the next upstream release: one file
 adapts an upstream config module only under ``if importlib.util.find_spec("oup.config.extra")
 is not None:``, another replaces two state ops inside ``try: import ... except
-ImportError: pass`` where one of the imported modules is new. Upstream ``oup`` 1.0 lacks
-both modules and 2.0 has them: the patches never ran at 1.0 and run first at 2.0, so the
+ImportError: pass`` where one of the imported modules is new, a third adds a method only
+where ``hasattr(Request, "tokens")`` holds. Upstream ``oup`` 1.0 lacks both modules and the
+method, and 2.0 has them: the patches never ran at 1.0 and run first at 2.0, so the
 decision is *look*, the guard and the module named (before: *retain*, "unchanged", for a
 target upstream left alone, and *update*, "new upstream", for one the new module brings).
 The same guards on modules both releases have, or on another library, decide nothing: the
@@ -76,6 +77,19 @@ except ImportError:
 SAME = (
     "upstream {} is unchanged from the old version (AST without docstrings, signature, decorators)"
 )
+#: Counts a request's tokens where upstream's Request has the method (only 2.0 has).
+PROBE = """from oup.engine.request import Request
+
+if hasattr(Request, "tokens"):
+
+    def tokens(self):
+        return list(self.ids)
+
+    Request.tokens = tokens
+"""
+REQUEST = "class Request:\n    def __init__(self, ids):\n        self.ids = ids\n"
+TOKENS = "\n    def tokens(self):\n        return self.ids\n"
+
 OPENED = (
     "the patch did not run at the old release: its guard at {} needs {}, which only the new "
     "upstream has; it runs for the first time at the new release, so the comparison of the "
@@ -93,7 +107,14 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
         "oup/ops/__init__.py": "",
         "oup/ops/gather.py": GATHER,
     }
-    write_files(old, {**common, "pyproject.toml": '[project]\nname = "oup"\nversion = "1.0"\n'})
+    write_files(
+        old,
+        {
+            **common,
+            "pyproject.toml": '[project]\nname = "oup"\nversion = "1.0"\n',
+            "oup/engine/request.py": REQUEST,
+        },
+    )
     write_files(
         new,
         {
@@ -102,6 +123,7 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
             "oup/config/__init__.py": "",
             "oup/config/extra.py": "class ExtraConfig:\n    enabled: bool = False\n",
             "oup/ops/scatter.py": SCATTER,
+            "oup/engine/request.py": REQUEST + TOKENS,
         },
     )
     plugin = write_files(
@@ -110,10 +132,11 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
             "pyproject.toml": pyproject(
                 "oplug", {"oplug": "oplug:register"}, group="oup.plugins", upstream="oup"
             ),
-            "oplug/__init__.py": "def register():\n    from oplug.patch import config, ops\n",
+            "oplug/__init__.py": "def register():\n    from oplug.patch import config, ops, probe\n",
             "oplug/patch/__init__.py": "",
             "oplug/patch/config.py": CONFIG,
             "oplug/patch/ops.py": OPS,
+            "oplug/patch/probe.py": PROBE,
         },
     )
     result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
@@ -148,4 +171,24 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
         ),
         # a guard of another library and of a module both releases have decides nothing
         ("oup.ops.gather.gather", "retain", (SAME.format("oup.ops.gather.gather"),)),
+        # a feature probe false at 1.0 and true at 2.0
+        (
+            "oup.engine.request.Request.tokens",
+            "look",
+            (
+                "the patch did not run at the old release: its feature probe at "
+                "oplug/patch/probe.py:3 (if hasattr(Request, 'tokens')) is false there and true "
+                "at the new release (upstream's oup.engine.request.Request has tokens there); it "
+                "runs for the first time at the new release, so the comparison of the two "
+                "releases says nothing of it: read it against the new upstream's code before "
+                "keeping it",
+                "oup.engine.request.Request.tokens is new upstream at "
+                "oup.engine.request.Request.tokens (the old release did not have it): the patch "
+                "now replaces upstream's own definition; review it against upstream's (remove it "
+                "if it was a backport of that change)",
+                "oup.engine.request.Request.tokens is not in the old upstream "
+                "(oup.engine.request.Request has no tokens) but is found in the new one at "
+                "oup.engine.request.Request.tokens",
+            ),
+        ),
     ]

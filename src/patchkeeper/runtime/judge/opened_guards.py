@@ -8,7 +8,10 @@ patch of an upstream module only some releases have behind a guard of that modul
   module, under any name the call has: ``find_spec``, ``util.find_spec``);
 - ``try: import vllm.model_executor.layers.mamba.ops.scatter_states as ops ... except
   ImportError: pass`` (the import fails where the module is missing, and the guard skips the
-  rest of the block).
+  rest of the block);
+- ``if hasattr(Request, "num_in_flight_tokens"):`` (a feature probe,
+  :mod:`patchkeeper.runtime.judge.feature_probes`, answered in both trees), whose branch is
+  not taken at the old release and is at the new one.
 
 When the old release lacks the module and the new one has it, the patch never ran at the
 old release and runs from the new one on. The audit's comparison of the two releases then
@@ -30,8 +33,10 @@ import ast
 from pathlib import Path
 
 from patchkeeper.runtime.judge.drift import LOOK, Drift, with_decision
+from patchkeeper.runtime.judge.feature_probes import has_attribute, probes
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Condition, PatchEntry
+from patchkeeper.runtime.syntax.names import Table, scope_table
 from patchkeeper.runtime.syntax.parsing import plugin_file_tree
 
 
@@ -97,6 +102,32 @@ def _opened(condition: Condition, root: Path, trees: tuple[UpstreamTree, Upstrea
     return ""
 
 
+def _opened_probe(
+    entry: PatchEntry, table: Table, trees: tuple[UpstreamTree, UpstreamTree]
+) -> tuple[Condition, str] | None:
+    """The first feature probe on the way to ``entry`` whose branch the old release does not
+    take and the new one does, with what the new release answers it (``"upstream's
+    vllm.v1.request.Request has num_in_flight_tokens there"``)."""
+    for probe in probes(entry, table):
+        before = has_attribute(trees[0], probe.dotted, probe.attribute)
+        after = has_attribute(trees[1], probe.dotted, probe.attribute)
+        if before is None or after is None or before == after:
+            continue
+        if before != probe.when_missing:
+            continue  # the branch was taken at the old release
+        state = "lacks" if probe.when_missing else "has"
+        return probe.condition, f"upstream's {probe.dotted} {state} {probe.attribute} there"
+    return None
+
+
+def _table(root: Path, entry: PatchEntry) -> Table:
+    """The module-level names of ``entry``'s file (``{}`` when it does not parse)."""
+    parsed = plugin_file_tree(root / entry.file)
+    if parsed is None:
+        return {}
+    return scope_table(parsed.body, {}, entry.module, Path(entry.file).name == "__init__.py")
+
+
 def opened_guards(
     root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree]
 ) -> dict[PatchEntry, str]:
@@ -104,10 +135,25 @@ def opened_guards(
     stopped the patch at the old release (``trees[0]``) and lets it through at the new one
     (``trees[1]``): why, as one sentence naming the guard's file and line and the module."""
     out: dict[PatchEntry, str] = {}
+    tables: dict[str, Table] = {}
     for entry in entries:
         activation = entry.activation
         if activation is None:
             continue
+        if any("hasattr(" in c.text for c in activation.conditions):
+            if entry.file not in tables:
+                tables[entry.file] = _table(root, entry)
+            opened = _opened_probe(entry, tables[entry.file], trees)
+            if opened is not None:
+                condition, probed = opened
+                out[entry] = (
+                    f"the patch did not run at the old release: its feature probe at "
+                    f"{condition.file}:{condition.line} ({condition.described()}) is false "
+                    f"there and true at the new release ({probed}); it runs for the first "
+                    "time at the new release, so the comparison of the two releases says "
+                    "nothing of it: read it against the new upstream's code before keeping it"
+                )
+                continue
         for condition in activation.conditions:
             if condition.kind not in ("if", "try-import"):
                 continue
