@@ -9,8 +9,9 @@ where ``hasattr(Request, "tokens")`` holds. Upstream ``oup`` 1.0 lacks both modu
 method, and 2.0 has them: the patches never ran at 1.0 and run first at 2.0, so the
 decision is *look*, the guard and the module named (before: *retain*, "unchanged", for a
 target upstream left alone, and *update*, "new upstream", for one the new module brings).
-The same guards on modules both releases have, or on another library, decide nothing: the
-other rules' decisions stand. The upstream releases and the plugin are written by the test."""
+The same guards on modules both releases have, or on another library, decide nothing, nor
+does a new module imported after the patch statement in its ``try`` (the patch ran before
+the import failed): the other rules' decisions stand. The upstream releases and the plugin are written by the test."""
 
 from __future__ import annotations
 
@@ -72,6 +73,19 @@ try:
     again.gather = gather_twice
 except ImportError:
     pass
+
+
+def gather_early(state, index):
+    return state[index]
+
+
+try:
+    import oup.ops.gather as early
+
+    early.gather = gather_early  # runs at 1.0: the failing import comes after it
+    import oup.ops.scatter as late
+except ImportError:
+    late = None
 """
 
 SAME = (
@@ -170,6 +184,8 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
             ),
         ),
         # a guard of another library and of a module both releases have decides nothing
+        ("oup.ops.gather.gather", "retain", (SAME.format("oup.ops.gather.gather"),)),
+        # the new module imported after the patch statement: the patch ran at 1.0
         ("oup.ops.gather.gather", "retain", (SAME.format("oup.ops.gather.gather"),)),
         # a feature probe false at 1.0 and true at 2.0
         (

@@ -22,9 +22,10 @@ release: the decision is **look**, with the guard and the module for a reason, a
 decision of the other rules kept next in the evidence.
 
 The modules a ``try`` guards are those its block imports at its own level (``import a.b``,
-``from a.b import c``: the module ``a.b.c`` when the new tree has it, else ``a.b``); only
-upstream modules count (those the new tree has), so a guard of another library or of the
-plugin's own module decides nothing.
+``from a.b import c``: the module ``a.b.c`` when the new tree has it, else ``a.b``) before
+the patch statement (an import after it fails only once the patch has run; for a patch in
+another file, the block's leading imports); only upstream modules count (those the new tree
+has), so a guard of another library or of the plugin's own module decides nothing.
 """
 
 from __future__ import annotations
@@ -65,13 +66,17 @@ def _probed(test: str) -> str:
     return first.value if isinstance(first.value, str) else ""
 
 
-def _guarded(parsed: ast.Module, line: int, new: UpstreamTree) -> list[str]:
+def _guarded(parsed: ast.Module, line: int, before: int, new: UpstreamTree) -> list[str]:
     """The absolute modules the ``try`` block at ``line`` of ``parsed`` imports at its own
-    level, in order."""
+    level before the line ``before`` (an import after the patch statement fails only once
+    the patch has run), in order; ``before`` 0: its leading imports (the patch is in another
+    file, reached from a statement of the block after them)."""
     for node in ast.walk(parsed):
         if isinstance(node, ast.Try) and node.lineno == line:
             out: list[str] = []
             for statement in node.body:
+                if before and statement.lineno >= before:
+                    break
                 if isinstance(statement, ast.Import):
                     out.extend(alias.name for alias in statement.names)
                 elif isinstance(statement, ast.ImportFrom) and statement.module:
@@ -81,19 +86,24 @@ def _guarded(parsed: ast.Module, line: int, new: UpstreamTree) -> list[str]:
                         inner = f"{statement.module}.{alias.name}"
                         known = new.module_file(inner) is not None
                         out.append(inner if known else statement.module)
+                elif not before:
+                    break
             return out
     return []
 
 
-def _opened(condition: Condition, root: Path, trees: tuple[UpstreamTree, UpstreamTree]) -> str:
-    """The upstream module whose arrival at the new release opens ``condition``; ``""``
-    when it opens on no such module."""
+def _opened(
+    entry: PatchEntry, condition: Condition, root: Path, trees: tuple[UpstreamTree, UpstreamTree]
+) -> str:
+    """The upstream module whose arrival at the new release opens ``condition`` on the way
+    to ``entry``; ``""`` when it opens on no such module."""
     old, new = trees
     if condition.kind == "if":
         modules = [_probed(condition.text)]
     elif condition.kind == "try-import":
         parsed = plugin_file_tree(root / condition.file)
-        modules = [] if parsed is None else _guarded(parsed, condition.line, new)
+        before = entry.line if condition.file == entry.file else 0
+        modules = [] if parsed is None else _guarded(parsed, condition.line, before, new)
     else:
         return ""
     for module in modules:
@@ -157,7 +167,7 @@ def opened_guards(
         for condition in activation.conditions:
             if condition.kind not in ("if", "try-import"):
                 continue
-            module = _opened(condition, root, trees)
+            module = _opened(entry, condition, root, trees)
             if not module:
                 continue
             shown = condition.text if condition.kind == "try-import" else f"if {condition.text}"
