@@ -50,6 +50,7 @@ from patchkeeper.runtime.judge.missing import (
     same_release,
 )
 from patchkeeper.runtime.judge.newer_imports import newer_imports
+from patchkeeper.runtime.judge.opened_guards import opened_guards, opened_look
 from patchkeeper.runtime.judge.registrations import registered_key
 from patchkeeper.runtime.judge.replacement import replacement_codes
 from patchkeeper.runtime.judge.restores import restores
@@ -130,6 +131,7 @@ def judge_entries(
     dead = dead_probes(settings.root, entries, trees, versions)
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
     newer = newer_imports(settings.root, entries, trees)
+    opened = opened_guards(settings.root, entries, trees)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.
@@ -236,6 +238,8 @@ def judge_entries(
             final = _bound_keywords(entry, final, trees_of[entry.file], (before, after), trees)
         if final.decision == LOOK and before.status != FOUND and after.status != FOUND:
             final = _fallen_back(entry, final, trees, settings.root, settings.package)
+        # a patch a guard stopped at the old release runs first at the new one
+        final = opened_look(final, opened.get(entry, ""))
         for kept, record in ((decided, drift), (judged, decision)):
             if kept is not None:  # written here: a forked worker's writes are lost
                 memory.store.put_value(kept[0], kept[1], astuple(record))
