@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 
 from patchkeeper.audit.requirement_bumps import bounds_met, raised_further
+from patchkeeper.audit.scopes import added_scopes, defined_names, line_scope
 from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, PYTHON, kind_of, language_of
@@ -203,6 +204,10 @@ def _presence(
             positions = index.find_in_order(added, _span(hunk))
         if positions is None:
             return _replaced_thing_gone(lines, hunk) if kind == DOCS and not elsewhere else None
+        if language == PYTHON and not elsewhere:
+            positions = _at_its_place(index, lines, hunk, pin, added, positions)
+            if positions is None:
+                return None
         if not _in_order(pin, added, _span(hunk)):
             return positions[0] + 1, "added lines found"
         # the pin has these lines in this order too: only the whole post-image, which the
@@ -226,6 +231,40 @@ def _presence(
     if first is None:
         return _named_gone(lines, hunk, removed, pin, kind) if gone else None
     return first, "removed lines gone, the lines around them together"
+
+
+def _other_place(lines: Sequence[bytes], hunk: Hunk, pin: Sequence[bytes] | None, at: int) -> bool:
+    """Whether the added lines found from line ``at`` (0-based) of the new release's file
+    ``lines`` are at another place than the hunk's: the hunk adds them in a function or
+    class (read with the old pin's file ``pin``) the new release still defines, and they
+    are in another one, which the pin had too (:mod:`patchkeeper.audit.scopes`). Upstream
+    made that change in other code, not the patch's."""
+    if pin is None:
+        return False
+    scopes = [scope for scope in added_scopes(hunk, pin) if scope is not None]
+    if not scopes or scopes[0] not in defined_names(lines):
+        return False
+    place = line_scope(lines, at)
+    return place is not None and place != scopes[0] and place in defined_names(pin)
+
+
+def _at_its_place(
+    index: FileIndex,
+    lines: Sequence[bytes],
+    hunk: Hunk,
+    pin: Sequence[bytes] | None,
+    added: list[bytes],
+    positions: list[int],
+) -> list[int] | None:
+    """The first of the places where the hunk's ``added`` lines are found in order
+    (``positions``, the first of them, then the later ones) that is not at another place
+    than the hunk's (:func:`_other_place`), or ``None``."""
+    found: list[int] | None = positions
+    for _ in range(64):
+        if found is None or not _other_place(lines, hunk, pin, found[0]):
+            return found
+        found = index.find_in_order(added, _span(hunk), found[0])
+    return None
 
 
 def added_lines_there(lines: Sequence[bytes], diff: FileDiff) -> bool:

@@ -13,11 +13,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
+from keyword import kwlist
 
+from patchkeeper.audit.scopes import added_scopes, defined_names, line_scope
 from patchkeeper.series.engine import FileState, Workspace
-from patchkeeper.series.filekinds import CODE, kind_of, language_of
+from patchkeeper.series.filekinds import CODE, PYTHON, kind_of, language_of
 from patchkeeper.series.model import ADDED, Patch
-from patchkeeper.series.substantive_lines import file_index, substantive, tokens
+from patchkeeper.series.substantive_lines import file_index, is_import, substantive, tokens
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
@@ -40,6 +42,14 @@ class FileShare:
         new_total: how many added lines the pin lacks; ``None`` without the pin's tree.
         respelled: added lines counted in ``new_found`` because the new release has a line
             spelled differently (:func:`respelled_as`), with that line, at most five.
+        displaced: added lines the new release has only at another place than the one the
+            patch adds them to (:func:`_displaced`), not counted in ``new_found``, with that
+            place (``listen()``, ``pkg/udp.py listen()``), at most five.
+        contrary: added lines the new release has with their meaning turned
+            (:func:`nearest_lines`: a negation, a comparison or a boolean changed), not
+            counted in ``new_found``, with that line, at most five.
+        imports: of the lines that count (:attr:`counted`), how many import statements
+            are found and how many there are: ``(found, total)``.
     """
 
     path: str
@@ -52,6 +62,9 @@ class FileShare:
     new_found: int | None = None
     new_total: int | None = None
     respelled: tuple[tuple[str, str], ...] = ()
+    displaced: tuple[tuple[str, str], ...] = ()
+    contrary: tuple[tuple[str, str], ...] = ()
+    imports: tuple[int, int] = (0, 0)
 
     @property
     def counted(self) -> tuple[int, int]:
@@ -72,31 +85,111 @@ def _pin_has(pin: TreeSearch | None, path: str, line: bytes, exact: bool = False
     return line in index.line_set if exact else index.has(line)
 
 
-def _elsewhere(search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, path: str) -> bool:
-    """Whether another file of the new tree holds the line and the pin lacked it there."""
+def _elsewhere(
+    search: TreeSearch | None, pin: TreeSearch | None, raw: bytes, path: str
+) -> list[str]:
+    """The other files of the new tree that hold the line where the pin lacked it."""
     if search is None or pin is None:
-        return False
+        return []
     search.index.want([raw], path)
     text = substantive(raw, language_of(path)) or b""
-    for holder in search.index.holders(raw)[:8]:
-        if holder != path and not _pin_has(pin, holder, text, exact=True):
-            return True
-    return False
+    return [
+        holder
+        for holder in search.index.holders(raw)[:8]
+        if holder != path and not _pin_has(pin, holder, text, exact=True)
+    ]
 
 
-def _raw_added(patch: Patch) -> dict[str, list[tuple[bytes, bytes]]]:
-    """Per written path, ``(normalized, raw)`` of each substantive added line."""
-    out: dict[str, list[tuple[bytes, bytes]]] = {}
+def _raw_added(
+    patch: Patch, pin: TreeSearch | None = None
+) -> dict[str, list[tuple[bytes, bytes, str | None]]]:
+    """Per written path, ``(normalized, raw, scope)`` of each substantive added line: its
+    scope (:func:`patchkeeper.audit.scopes.added_scopes`, read with the old pin's file) in
+    a Python file, else ``None``."""
+    out: dict[str, list[tuple[bytes, bytes, str | None]]] = {}
     for diff in patch.files:
         if diff.new_path is None:
             continue
         language = language_of(diff.new_path)
+        state = pin.state(diff.old_path) if pin is not None and diff.old_path else None
+        pin_lines = state.lines if state is not None else None
         for hunk in diff.hunks:
-            for line in hunk.lines:
-                text = substantive(line.text, language) if line.kind == ADDED else None
+            added = [line for line in hunk.lines if line.kind == ADDED]
+            scopes = added_scopes(hunk, pin_lines) if language == PYTHON else [None] * len(added)
+            for line, scope in zip(added, scopes, strict=True):
+                text = substantive(line.text, language)
                 if text is not None:
-                    out.setdefault(diff.new_path, []).append((text, line.text))
+                    out.setdefault(diff.new_path, []).append((text, line.text, scope))
     return out
+
+
+#: Words that only frame a statement: Python's keywords and C's ``switch``. A line of
+#: nothing else but brackets (``elif (``, ``} else if (``) has no place of its own. Words
+#: that are prose as often (``default``, ``then``) are not among them: a docstring's line
+#: ``default.`` names something.
+_FRAME_WORDS = frozenset(kwlist) | frozenset(("switch",))
+
+
+def says_something(text: bytes) -> bool:
+    """Whether a substantive line names something: a token that is a name other than a
+    keyword (:data:`_FRAME_WORDS`), a number or a string. ``elif (`` opens a condition
+    written on the lines after it: alone, it is in countless functions, so where it is
+    tells nothing (:func:`_place_taken` leaves it be).
+
+    >>> says_something(b"elif ("), says_something(b"} else if ("), says_something(b"if x:")
+    (False, False, True)
+    """
+    if text[:1] == b"#":
+        return True  # a C directive (a comment is not substantive), read as a whole
+    return any(_names_something(token) for token in tokens(text))
+
+
+def _names_something(token: bytes) -> bool:
+    """Whether a token is a string, a number or a name that is not a keyword."""
+    if token[:1] in (b'"', b"'") or token[:1].isdigit():
+        return True
+    word = token.decode("utf-8", "replace")
+    return word.isidentifier() and word not in _FRAME_WORDS
+
+
+#: At most this many places of a line in one file are read for its scope.
+MAX_PLACES = 16
+
+
+def _scopes_holding(state: FileState, text: bytes) -> list[str | None]:
+    """The scopes (:func:`patchkeeper.audit.scopes.line_scope`) of the places in ``state``
+    where the normalized line ``text`` is (reformatting allowed), at most
+    :data:`MAX_PLACES`."""
+    index = file_index(state.lines)
+    out: list[str | None] = []
+    at = index.find(text)
+    while at is not None and len(out) < MAX_PLACES:
+        out.append(line_scope(state.lines, at))
+        at = index.find(text, at)
+    return out
+
+
+def _displaced(
+    text: bytes,
+    scope: str | None,
+    new: FileState,
+    holder: FileState,
+    holder_pin: FileState | None,
+) -> str | None:
+    """The place where ``holder`` (a file of the new release) has the added line ``text``
+    when that is not the patch's place, else ``None``: the patch adds it in function or
+    class ``scope``, which its file ``new`` in the new release still defines, and every
+    place of the line in ``holder`` lies in another function or class that ``holder``
+    already had at the pin (``holder_pin``). A line in the patch's own function, at module
+    level, in code upstream wrote since the pin (a helper the fix moved to), or for a
+    function gone from the new release (moved, renamed: the place cannot be told) counts."""
+    if scope is None or scope not in defined_names(new.lines) or holder_pin is None:
+        return None
+    places = _scopes_holding(holder, text)
+    before = defined_names(holder_pin.lines)
+    if not places or any(p is None or p == scope or p not in before for p in places):
+        return None
+    return ", ".join(f"{place}()" for place in dict.fromkeys(places))
 
 
 #: How alike (difflib's ratio over tokens) a new release's line must be to an added line to
@@ -110,6 +203,27 @@ RESPELLED_MIN_TOKENS = 6
 #: At most this many tokens of either line may differ (a name, an argument): a line that
 #: shares its frame with another but differs in a whole clause is another line.
 RESPELLED_MAX_TOKENS = 2
+
+
+#: Tokens that turn what a line says: a negation, a comparison, a boolean literal. A line
+#: that differs from an added line only in them says the opposite or something else
+#: (``if not ok`` is not ``if ok``, ``> limit`` is not ``< limit``), however alike the rest.
+MEANING_TOKENS = frozenset(
+    (b"not", b"!", b"<", b">", b"True", b"False", b"true", b"false", b"TRUE", b"FALSE")
+)
+
+
+def _turns(changed: list[bytes], instead: list[bytes]) -> bool:
+    """Whether a change of tokens ``instead`` into ``changed`` (one of a line's differences,
+    either may be empty) only turns its meaning: every token on both sides is one of
+    :data:`MEANING_TOKENS`. A name replaced by ``True`` or a clause dropped with its
+    ``not`` is a rewording, weighed as any respelling.
+
+    >>> _turns([b"not"], []), _turns([b"<"], [b">"]), _turns([b"True"], [b"flag"])
+    (True, True, False)
+    """
+    both = changed + instead
+    return bool(both) and all(token in MEANING_TOKENS for token in both)
 
 
 def _body(token: bytes) -> bytes:
@@ -139,27 +253,41 @@ def _same_name(a: bytes, b: bytes) -> bool:
     return a != b and a.strip(b"_") == b.strip(b"_") and bool(a.strip(b"_"))
 
 
+#: What :func:`_respelling` finds a candidate line to be.
+RESPELLED = "respelled"
+CONTRARY = "contrary"
+
+
 def _respelling(
     matcher: SequenceMatcher[bytes], candidate: list[bytes], wanted: list[bytes], pin: bytes
-) -> bool:
-    """Whether ``candidate`` (``matcher``'s first sequence) is ``wanted`` respelled: at most
-    :data:`RESPELLED_MAX_TOKENS` tokens changed on either side, and every token of
-    ``wanted`` that the candidate lacks already at the pin (``pin``: its bytes). A token the
-    patch introduces (a new name, a new string) is what the change is about; upstream
-    writing another one there is another change."""
+) -> str | None:
+    """What ``candidate`` (``matcher``'s first sequence) is to ``wanted``: :data:`RESPELLED`
+    when at most :data:`RESPELLED_MAX_TOKENS` tokens changed on either side and every token
+    of ``wanted`` that the candidate lacks was already at the pin (``pin``: its bytes): a
+    token the patch introduces (a new name, a new string) is what the change is about;
+    upstream writing another one there is another change. :data:`CONTRARY` when the line is
+    such a respelling but for tokens that turn its meaning (:func:`_turns`: a negation
+    added or dropped, a comparison turned, a boolean swapped): the same line saying
+    something else. Else ``None``."""
     changed_a = changed_b = 0
+    contrary = False
     for op, a1, a2, b1, b2 in matcher.get_opcodes():
         if op == "equal":
             continue
         changed_a += a2 - a1
         changed_b += b2 - b1
+        if _turns(candidate[a1:a2], wanted[b1:b2]):
+            contrary = True
+            continue
         if op == "replace" and a2 - a1 == b2 - b1:
             pairs = zip(candidate[a1:a2], wanted[b1:b2], strict=True)
             if all(_same_name(mine, theirs) or _at_pin(theirs, pin) for mine, theirs in pairs):
                 continue
         if any(not _at_pin(token, pin) for token in wanted[b1:b2]):
-            return False
-    return max(changed_a, changed_b) <= RESPELLED_MAX_TOKENS
+            return None
+    if max(changed_a, changed_b) > RESPELLED_MAX_TOKENS:
+        return None
+    return CONTRARY if contrary else RESPELLED
 
 
 def _keys(wanted: list[bytes], pin: bytes) -> tuple[bytes, ...]:
@@ -196,7 +324,16 @@ def _names(found: list[bytes]) -> list[bytes]:
 def respelled_as(
     line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
 ) -> str | None:
-    """The line of ``new`` that is ``line`` spelled differently, or ``None``.
+    """The line of ``new`` that is ``line`` spelled differently, or ``None``
+    (:func:`nearest_lines`)."""
+    return nearest_lines(line, new, pin, ratio)[0]
+
+
+def nearest_lines(
+    line: bytes, new: FileState, pin: FileState | None, ratio: float = RESPELLED_RATIO
+) -> tuple[str | None, str | None]:
+    """The line of ``new`` that is ``line`` spelled differently, and the one that is
+    ``line`` with another meaning (:data:`CONTRARY`), each ``None`` when there is none.
 
     A candidate shares one of the line's longest tokens (:func:`_keys`), has tokens at
     least ``ratio`` alike (:class:`difflib.SequenceMatcher` over
@@ -208,14 +345,16 @@ def respelled_as(
     file nothing counts (the old line itself would look like a respelling).
     """
     wanted = _names(tokens(line))
-    if pin is None or len(wanted) < RESPELLED_MIN_TOKENS:
-        return None
+    if pin is None or len(wanted) < CONTRARY_MIN_TOKENS:
+        return None, None
+    if len(wanted) < RESPELLED_MIN_TOKENS:
+        return None, _contrary_short(wanted, new, pin)
     pin_index = file_index(pin.lines)
     pin_bytes = pin.data
     keys = _keys(wanted, pin_bytes)
     empty: list[bytes] = []
     matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
-    best: tuple[float, bytes] | None = None
+    best: dict[str, tuple[float, bytes]] = {}
     lines = new.lines
     for number in _holding(new, keys):
         text = substantive(lines[number])
@@ -226,11 +365,50 @@ def respelled_as(
         if matcher.real_quick_ratio() < ratio or matcher.quick_ratio() < ratio:
             continue
         score = matcher.ratio()
-        if score < ratio or (best is not None and score <= best[0]):
+        if score < ratio:
             continue
-        if _respelling(matcher, names, wanted, pin_bytes) and not pin_index.has(text):
-            best = (score, text)
-    return best[1].decode("utf-8", "replace") if best else None
+        found = _respelling(matcher, names, wanted, pin_bytes)
+        if found is None or (found in best and score <= best[found][0]):
+            continue
+        if not pin_index.has(text):
+            best[found] = (score, text)
+    respelled, contrary = best.get(RESPELLED), best.get(CONTRARY)
+    return (
+        respelled[1].decode("utf-8", "replace") if respelled else None,
+        contrary[1].decode("utf-8", "replace") if contrary else None,
+    )
+
+
+#: A line this short (in tokens) is too short for a respelling, but not for the same line
+#: with its meaning turned (``VERIFY = True`` as ``VERIFY = False``).
+CONTRARY_MIN_TOKENS = 3
+
+
+def _contrary_short(wanted: list[bytes], new: FileState, pin: FileState) -> str | None:
+    """The line of ``new`` that is the short line ``wanted`` (its tokens) with only tokens
+    that turn its meaning changed (:func:`_turns`), at most :data:`RESPELLED_MAX_TOKENS` of
+    them, and not at the old pin ``pin``; else ``None``."""
+    pin_index = file_index(pin.lines)
+    empty: list[bytes] = []
+    matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
+    for number in _holding(new, _keys(wanted, pin.data)):
+        text = substantive(new.lines[number])
+        if text is None:
+            continue
+        names = _names(tokens(text))
+        matcher.set_seq1(names)
+        changed = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+        if not changed or any(
+            not _turns(names[a1:a2], wanted[b1:b2]) for _, a1, a2, b1, b2 in changed
+        ):
+            continue
+        mine = sum(a2 - a1 for _, a1, a2, _, _ in changed)
+        theirs = sum(b2 - b1 for _, _, _, b1, b2 in changed)
+        if max(mine, theirs) > RESPELLED_MAX_TOKENS:
+            continue
+        if not pin_index.has(text):
+            return text.decode("utf-8", "replace")
+    return None
 
 
 def _holding(state: FileState, keys: tuple[bytes, ...]) -> list[int]:
@@ -254,6 +432,36 @@ def _holding(state: FileState, keys: tuple[bytes, ...]) -> list[int]:
     return sorted(found)
 
 
+def _place_taken(
+    text: bytes,
+    scope: str | None,
+    path: str,
+    state: FileState | None,
+    there: bool,
+    holders: list[str],
+    search: TreeSearch | None,
+    pin: TreeSearch,
+) -> str | None:
+    """Where the new release has the added line ``text`` only at another place than the
+    patch's (:func:`_displaced`): in the patch's file ``path`` (``state``, when ``there``),
+    or in the other files ``holders`` (each of them such a place); else ``None``. A line
+    that names nothing (:func:`says_something`) has no place to tell."""
+    if state is None or scope is None or not says_something(text):
+        return None
+    if there:
+        return _displaced(text, scope, state, state, pin.state(path))
+    if not holders or search is None:
+        return None
+    places = []
+    for holder in holders:
+        held = search.state(holder)
+        place = _displaced(text, scope, state, held, pin.state(holder)) if held else None
+        if place is None:
+            return None
+        places.append(f"{holder} {place}")
+    return "; ".join(places)
+
+
 def file_shares(
     ws: Workspace,
     patch: Patch,
@@ -275,11 +483,12 @@ def file_shares(
     patch of the series rewrites them); a file left with none is left out.
     """
     shares = []
-    for path, every in _raw_added(patch).items():
+    for path, every in _raw_added(patch, pin).items():
         left_out = (skip or {}).get(path, frozenset())
-        pairs = [(text, raw) for text, raw in every if text not in left_out]
-        if not pairs:
+        triples = [(text, raw, scope) for text, raw, scope in every if text not in left_out]
+        if not triples:
             continue
+        pairs = [(text, raw) for text, raw, _ in triples]
         added = [text for text, _ in pairs]
         state = ws.original(path)
         where: str | None = path
@@ -296,25 +505,40 @@ def file_shares(
             shares.append(replace(share, missing=missing))
             continue
         at_pin = new_found = 0
-        differing = []
-        respelled = []
+        differing: list[str] = []
+        respelled: list[tuple[str, str]] = []
+        displaced: list[tuple[str, str]] = []
+        contrary: list[tuple[str, str]] = []
         pin_state = pin.state(path)
         moved_to = where if where is not None and where != path else None
-        for text, raw in pairs:
+        imports = [0, 0]
+        for text, raw, scope in triples:
+            shown = text.decode("utf-8", "replace")
             there = index is not None and index.has(text)
             if _pin_has(pin, path, text, exact=not there) or (
                 moved_to is not None and _pin_has(pin, moved_to, text)
             ):
                 at_pin += 1
-            elif there or _elsewhere(search, pin, raw, path):
+                continue
+            importing = is_import(text)
+            imports[1] += importing
+            holders = [] if there else _elsewhere(search, pin, raw, path)
+            place = _place_taken(text, scope, path, state, there, holders, search, pin)
+            if place is not None:
+                displaced.append((shown, place))
+            elif there or holders:
                 new_found += 1
+                imports[0] += importing
             else:
-                near = respelled_as(text, state, pin_state) if state is not None else None
+                near, other = nearest_lines(text, state, pin_state) if state else (None, None)
                 if near is not None:
                     new_found += 1
-                    respelled.append((text.decode("utf-8", "replace"), near))
+                    imports[0] += importing
+                    respelled.append((shown, near))
+                elif other is not None:
+                    contrary.append((shown, other))
                 else:
-                    differing.append(text.decode("utf-8", "replace"))
+                    differing.append(shown)
         shares.append(
             replace(
                 share,
@@ -323,6 +547,9 @@ def file_shares(
                 new_found=new_found,
                 new_total=len(pairs) - at_pin,
                 respelled=tuple(respelled[:5]),
+                displaced=tuple(displaced[:5]),
+                contrary=tuple(contrary[:5]),
+                imports=(imports[0], imports[1]),
             )
         )
     return tuple(shares)

@@ -78,6 +78,12 @@ class _Share(Protocol):
     def counted(self) -> tuple[int, int]: ...
     @property
     def respelled(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def displaced(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def contrary(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def imports(self) -> tuple[int, int]: ...
 
 
 def decides(path: str, kind: str) -> bool:
@@ -130,6 +136,23 @@ def _missing_text(shares: Sequence[_Share]) -> str:
         shown = "; ".join(f"`{a}` as `{b}`" for a, b in respelled[:2])
         more = f" and {len(respelled) - 2} more" if len(respelled) > 2 else ""
         text += f"; spelled differently: {shown}{more}"
+    return text + _elsewhere_text(shares)
+
+
+def _elsewhere_text(shares: Sequence[_Share]) -> str:
+    """The added lines the new release has only at another place, and those it has with
+    another meaning, named: neither counts as found."""
+    text = ""
+    displaced = [pair for share in shares for pair in share.displaced]
+    if displaced:
+        shown = "; ".join(f"`{a}` in {b}" for a, b in displaced[:2])
+        more = f" and {len(displaced) - 2} more" if len(displaced) > 2 else ""
+        text += f"; only at another place than the patch's: {shown}{more}"
+    contrary = [pair for share in shares for pair in share.contrary]
+    if contrary:
+        shown = "; ".join(f"`{a}` as `{b}`" for a, b in contrary[:2])
+        more = f" and {len(contrary) - 2} more" if len(contrary) > 2 else ""
+        text += f"; there with another meaning: {shown}{more}"
     return text
 
 
@@ -139,6 +162,12 @@ def _pin_text(pin_known: bool) -> str:
         if pin_known
         else " (the old pin's tree was not available: lines it already had are counted too)"
     )
+
+
+def _every_file(counts: Sequence[tuple[int, int]]) -> bool:
+    """Whether every file with lines that count (``(found, total)``) has at least
+    :data:`WRITTEN_DIFFERENTLY` of them found."""
+    return all(found >= WRITTEN_DIFFERENTLY * total for found, total in counts if total)
 
 
 def written_differently(
@@ -156,19 +185,30 @@ def written_differently(
     the files together at least :data:`OVERALL_SHARE`; or, when the new release's changelog
     names the patch's fix (``mentioned``; or the patch's ``Applied-Upstream`` names the
     release, said by ``named_by``), at least :data:`MENTIONED_SHARE`. At least
-    :data:`MIN_CODE_LINES` lines must count.
+    :data:`MIN_CODE_LINES` lines must count. A line the new release has only at another
+    place than the patch's (another function the old pin had, beside the patch's own) does
+    not count, and one it has with its meaning turned (a negation, a comparison or a boolean
+    changed) rules the verdict out: :func:`mostly_there` names them for a person.
     """
     counted = _counted(shares, kind)
+    if any(s.contrary for s in counted):
+        return None  # upstream says something else on a line of it: a person decides
     found = sum(s.counted[0] for s in counted)
     total = sum(s.counted[1] for s in counted)
     few = mentioned and pin_known and total >= MENTIONED_MIN_LINES and found == total
     if not counted or (total < MIN_CODE_LINES and not few):
         return _with_tests(shares, found, mentioned and pin_known, named_by)
-    every = all(s.counted[0] >= WRITTEN_DIFFERENTLY * s.counted[1] for s in counted)
+    every = _every_file([s.counted for s in counted])
     overall = pin_known and total >= OVERALL_MIN_LINES
     enough = MENTIONED_SHARE if mentioned else OVERALL_SHARE if overall else 1.0
     if not every and found < enough * total:
         return _with_tests(shares, found, mentioned and pin_known, named_by)
+    # the lines that are not imports must make the share too: a release gains imports for
+    # code of its own, and an import names what a file uses, not what it does with it
+    logic = [(s.counted[0] - s.imports[0], s.counted[1] - s.imports[1]) for s in counted]
+    logic_found, logic_total = sum(f for f, _ in logic), sum(t for _, t in logic)
+    if logic_total and not _every_file(logic) and logic_found < enough * logic_total:
+        return None
     parts = []
     for share in counted:
         where = f" (in {share.where})" if share.where and share.where != share.path else ""
@@ -216,12 +256,20 @@ def _with_tests(
 def mostly_there(shares: Sequence[_Share], kind: str = CODE, pin_known: bool = False) -> str | None:
     """The evidence that most (more than half) of the counted added lines of the deciding
     kind are in the new release, though not enough for :func:`written_differently`; else
-    ``None``. Such a patch is never a plain conflict: part of it is upstream."""
+    ``None``. Such a patch is never a plain conflict: part of it is upstream. Lines the new
+    release has only at another place, or with another meaning, count here (they are not
+    enough to retire the patch, and they are what a person must look at)."""
     counted = _counted(shares, kind)
     found = sum(s.counted[0] for s in counted)
     total = sum(s.counted[1] for s in counted)
-    if total < MIN_CODE_LINES or found * 2 <= total:
+    aside = sum(len(s.displaced) + len(s.contrary) for s in counted)
+    if total < MIN_CODE_LINES or (found + aside) * 2 <= total:
         return None
     parts = ", ".join(f"{s.path} {s.counted[0]}/{s.counted[1]}" for s in counted)
-    text = f"most of its new lines are upstream, written differently: {found} of {total} ({parts})"
+    text = (
+        f"most of its new lines are upstream, written differently: {found} of {total} ({parts})"
+        if not aside
+        else f"its new lines are upstream but not as it adds them: {found} of {total} there "
+        f"as it adds them ({parts})"
+    )
     return text + _pin_text(pin_known) + _missing_text(counted)

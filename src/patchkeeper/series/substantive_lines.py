@@ -535,12 +535,13 @@ class FileIndex:
         """Whether ``needle`` (a normalized substantive line) is in the file."""
         return needle in self.line_set or self.find(needle) is not None
 
-    def find_in_order(self, needles: list[bytes], span: int) -> list[int] | None:
+    def find_in_order(self, needles: list[bytes], span: int, after: int = -1) -> list[int] | None:
         """0-based lines where ``needles`` occur in order, all within ``span`` lines of the
-        first, or ``None``. Each occurrence of the first needle is tried in turn (up to 64)."""
+        first, the first after line ``after``, or ``None``. Each occurrence of the first
+        needle is tried in turn (up to 64)."""
         if not needles:
             return None
-        anchor = -1
+        anchor = after
         for _ in range(64):
             first = self.find(needles[0], anchor)
             if first is None:
