@@ -47,6 +47,7 @@ class Rule(WordEnum):
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds
     BLOCKER_CONTEXT_ONLY = "blocker-context-only"  # ... only as context: its own lines fit
     BLOCKER_PARTLY_UPSTREAM = "blocker-partly-upstream"  # ... and upstream took part of it
+    BLOCKER_MODULE = "blocker-module"  # it applies, but imports a module a failing patch adds
     CHAIN = "chain"  # later upstreamed patches of the series rewrite the lines it lacks
     # its files
     FILE_MOVED = "file-moved"  # a file it changes moved (found by its content)

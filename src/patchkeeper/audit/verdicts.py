@@ -40,7 +40,12 @@ from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.added_elsewhere import added_elsewhere
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
-from patchkeeper.audit.dropped_modules import gone_imports, import_swaps, respelled_only
+from patchkeeper.audit.dropped_modules import (
+    failing_imports,
+    gone_imports,
+    import_swaps,
+    respelled_only,
+)
 from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
@@ -971,11 +976,16 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     if clash is not None:
         return _judge_failing(ws, patch, failed, ctx, clash)
     before = {d.path: ws.get(d.path) for d in patch.files if d.old_path == d.path}
+    snapshot = ws.snapshot()
     outcome = apply_patch(ws, patch)
     if outcome.ok:
         again = already_applied(before, outcome)
         elsewhere = None if again else added_elsewhere(before, patch, ctx.pin)
         if again is None and elsewhere is None and not _doubles_imports(before, patch, ctx):
+            needed = _module_blocker(ws, patch, failed, ctx)
+            if needed is not None:
+                ws.restore(snapshot)
+                return needed
             return _judge_applied(patch, outcome)
         for path, state in before.items():
             ws.set(path, state)
@@ -990,6 +1000,44 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     if core is not None:
         return _with_notes(ws, patch, _judge(ws, core, failed, ctx), ctx)
     return _judge_failing(ws, patch, failed, ctx, outcome)
+
+
+def _module_blocker(
+    ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
+) -> PatchVerdict | None:
+    """The *blocked* verdict of a patch that applies (``ws`` has it applied) but imports a
+    module that neither the old pin nor the new release has and that only a failing
+    earlier patch creates (:func:`patchkeeper.audit.dropped_modules.failing_imports`; both
+    trees needed), else ``None``.
+
+    Its code cannot run until that patch is ported (tests written for a module the series
+    adds): it needs that patch as a patch needs the lines a failing one adds, so it is
+    ported after it, not carried; whatever else is known of it (an ``Origin`` naming
+    upstream's commit) is weighed as for any *blocked* patch."""
+    if ctx.search is None or ctx.pin is None or not failed:
+        return None
+    failing = {
+        path: earlier.name for earlier in failed for path in earlier.created if ws.get(path) is None
+    }
+    if not failing:
+        return None
+    hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
+    found = failing_imports(hunks, ctx.pin, ctx.search, failing)
+    if found is None:
+        return None
+    module, blocker = found
+    partly = _blocker_partly_upstream(next(f for f in failed if f.name == blocker))
+    return PatchVerdict(
+        patch.name,
+        BLOCKED,
+        f"it applies, but imports {module}, which neither the old pin nor the new release has "
+        f"and only the failing patch {shown_name(blocker)} creates"
+        + (f"; {partly}" if partly else ""),
+        blocked_by=blocker,
+        kind=primary_kind([d.path for d in patch.files]),
+        rewritten=partly,
+        rule=Rule.BLOCKER_PARTLY_UPSTREAM if partly else Rule.BLOCKER_MODULE,
+    )
 
 
 def _doubles_imports(before: dict[str, FileState | None], patch: Patch, ctx: _Context) -> bool:
@@ -2136,7 +2184,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     if verdict.rewritten.startswith(BLOCKER_PARTLY_TEXT):
         reason = f"decide it with {verdict.blocked_by}, which upstream took part of"
         return LOOK, reason, Rule.BLOCKER_PARTLY_UPSTREAM
-    return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
+    rule = Rule.BLOCKER_MODULE if own == Rule.BLOCKER_MODULE else Rule.BLOCKED
+    return PORT, f"after {verdict.blocked_by}", rule
 
 
 def with_action(verdict: PatchVerdict) -> PatchVerdict:
