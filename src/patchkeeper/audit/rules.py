@@ -34,6 +34,7 @@ class Rule(WordEnum):
     ONLY_CREATED_LEFT = "only-created-left"  # only the test data files it creates are not there
     PARTLY_PRESENT = "partly-present"  # some hunks are there, the others apply
     MOSTLY_THERE = "mostly-there"  # most of its lines or hunks are there, some fail
+    MOST_OF_BOTH = "most-of-both"  # over half its hunks and of its lines are there, some fail
     TESTS_MOSTLY_UPSTREAM = "tests-mostly-upstream"  # its code moves lines, most tests there
     # it does not apply
     HUNKS_FAIL = "hunks-fail"  # a hunk neither applies nor is there

@@ -1255,6 +1255,13 @@ def _judge_failing(
             text += "; " + _mention_text(mentions)
         rule = Rule.MOSTLY_THERE
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
+    both = _most_of_both(statuses, shares) if ctx.pin is not None else None
+    if both:
+        text = f"{both}; {fails}"
+        if mentions:
+            text += "; " + _mention_text(mentions)
+        rule = Rule.MOST_OF_BOTH
+        return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
     if not rewritten:
@@ -1579,6 +1586,45 @@ def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
     if len(present) < MOST_HUNKS * len(deciding):
         return None
     return f"{MOST_HUNKS_TEXT}: {len(present)} of {len(deciding)} ({_refs(deciding, PRESENT)})"
+
+
+#: How :func:`_most_of_both`'s evidence starts (its action's reason follows from it).
+MOST_OF_BOTH_TEXT = "more than half of its hunks and of its new lines are upstream"
+
+
+def _most_of_both(statuses: Sequence[HunkVerdict], shares: Sequence[FileShare]) -> str | None:
+    """The evidence that more than half of a failing patch is upstream, counted both ways:
+    of all its hunks (release notes aside), none still applies, more than half are there
+    and the others fail; and of the substantive added lines the old pin lacked, over all
+    its files (release notes aside), more than half are in the new release, at least
+    :data:`MOST_OF_BOTH_MIN_LINES`. Else ``None``.
+
+    A large backport (a stable branch's changes taken whole, tests with them) that a later
+    release carries in most files while rewriting the others has neither three hunks in
+    four nor most of its code lines there, yet upstream has most of it by either measure:
+    porting all its failing hunks would redo upstream's work, retiring it may drop a hunk
+    upstream lacks, so a person decides (*look*). Either measure alone says less: half the
+    hunks of a small patch, or its lines in a test file, are no evidence for the rest."""
+    counted = [s for s in statuses if kind_of(s.path) != NOTES]
+    present = [s for s in counted if s.status == PRESENT]
+    failing = [s for s in counted if s.status == FAILS]
+    if not failing or len(present) + len(failing) != len(counted):
+        return None
+    if len(present) * 2 <= len(counted):
+        return None
+    lines = [s.counted for s in shares if kind_of(s.path) != NOTES]
+    found, total = sum(c[0] for c in lines), sum(c[1] for c in lines)
+    if total < MOST_OF_BOTH_MIN_LINES or found * 2 <= total:
+        return None
+    return (
+        f"{MOST_OF_BOTH_TEXT}: {len(present)} of {len(counted)} hunks, {found} of {total} "
+        "substantive added lines the old pin lacked"
+    )
+
+
+#: At least this many counted added lines for :func:`_most_of_both`: a share of a few
+#: lines says little.
+MOST_OF_BOTH_MIN_LINES = 10
 
 
 #: How :func:`_some_hunks_there`'s evidence starts (its action's reason follows from it).
@@ -2135,6 +2181,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
             return LOOK, reason, own
         if verdict.summary.startswith(MOST_HUNKS_TEXT):
             reason = "most of its hunks are upstream; decide whether the others are needed"
+            return LOOK, reason, own
+        if verdict.summary.startswith(MOST_OF_BOTH_TEXT):
+            reason = "more than half of it is upstream; decide whether the rest is needed"
             return LOOK, reason, own
         if any(h.status == FAILS for h in verdict.hunks):
             reason = "most of it is upstream, written differently; decide what is left"
