@@ -1421,6 +1421,53 @@ def _skips_only(diff: FileDiff, hunk: Hunk) -> bool:
     )
 
 
+#: A preprocessor line that opens a conditional block, and one that closes it.
+_C_OPENS = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef)\b")
+_C_CLOSES = re.compile(rb"\s*#\s*endif\b")
+
+
+def _broken_halves(patch: Patch, statuses: Sequence[HunkVerdict]) -> list[HunkVerdict]:
+    """``statuses`` without the hunks that apply only as half of a skip: in a C or C++
+    file, a hunk that applies and only adds preprocessor conditionals (:func:`_skips_only`)
+    each of which opens or closes a block whose other end a failing hunk of the same file
+    adds (``#if`` before a test in one hunk, its ``#endif`` after the test in the next).
+
+    Such a half compiles nothing out on its own (its ``#endif`` is missing): it is no skip
+    that still lands, and upstream left it in place only because its side of the test did
+    not change."""
+    drop: set[tuple[str, int]] = set()
+    by_key = {(s.path, s.patch_line): s for s in statuses}
+    for diff in patch.files:
+        if language_of(diff.path) != C_FAMILY:
+            continue
+        opened: list[tuple[str, int]] = []
+        pairs: list[tuple[tuple[str, int], tuple[str, int]]] = []
+        unpaired = False
+        for hunk in diff.hunks:
+            key = (diff.path, hunk.line_no)
+            for line in hunk.added:
+                if _C_OPENS.match(line.text):
+                    opened.append(key)
+                elif _C_CLOSES.match(line.text):
+                    if not opened:
+                        unpaired = True
+                        break
+                    pairs.append((opened.pop(), key))
+        if unpaired or opened:
+            continue
+        for hunk in diff.hunks:
+            key = (diff.path, hunk.line_no)
+            status = by_key.get(key)
+            if status is None or status.status != APPLIES or not _skips_only(diff, hunk):
+                continue
+            ends = [b if a == key else a for a, b in pairs if key in (a, b) and a != b]
+            own = [a for a, b in pairs if a == b == key]
+            others = [by_key.get(end) for end in ends]
+            if ends and not own and all(o is not None and o.status == FAILS for o in others):
+                drop.add(key)
+    return [s for s in statuses if (s.path, s.patch_line) not in drop]
+
+
 def _skipped_changed(
     ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
 ) -> str | None:
@@ -1434,8 +1481,9 @@ def _skipped_changed(
     for a person to find out by running them (*look*), not a port of the skip onto tests
     that may now pass, nor a retire of a skip they may still need. While some of its skips
     still land, tests it skips are as they were and the patch is still needed: the skips
-    of the changed tests are ported (dropped or moved) with it."""
-    each = _only_failing(patch, statuses) if kind == TESTS else None
+    of the changed tests are ported (dropped or moved) with it. Half a skip that applies
+    while its other end fails (:func:`_broken_halves`) is no skip that lands."""
+    each = _only_failing(patch, _broken_halves(patch, statuses)) if kind == TESTS else None
     if each is None:
         return None
     failing = [status for status, _diff, _hunk in each]
