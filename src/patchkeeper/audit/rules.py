@@ -43,6 +43,7 @@ class Rule(WordEnum):
     GONE_AROUND = "gone-around"  # upstream took out the lines it inserts between
     TESTS_CHANGED = "tests-changed"  # upstream changed the tests it skips
     SOME_HUNKS_THERE = "some-hunks-there"  # a hunk adding new code is there, others fail
+    INCLUDE_SWAPPED = "include-swapped"  # upstream includes the header it swaps in, its own way
     REFRESH = "refresh"  # git's three-way merge places its hunks unchanged
     REFRESH_MOVED = "refresh-moved"  # its hunks land unchanged in the file their code moved to
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds

@@ -1273,6 +1273,8 @@ def _judge_failing(
             _some_hunks_there(ws, patch, statuses, kind, ctx.pin),
             Rule.SOME_HUNKS_THERE,
         )
+    if not rewritten:
+        rewritten, rule = _include_swapped(ws, patch, statuses, kind), Rule.INCLUDE_SWAPPED
     if rewritten:
         summary = f"{verdict.summary}; {rewritten}"
         verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
@@ -1419,6 +1421,77 @@ def _skips_only(diff: FileDiff, hunk: Hunk) -> bool:
         _SKIP_LINE.search(text) or (language == C_FAMILY and _C_CONDITIONAL.match(text))
         for text in added
     )
+
+
+#: A C or C++ ``#include`` line: the path of its header, whatever its delimiters and spaces.
+_C_INCLUDE = re.compile(rb'\s*#\s*include\s*[<"]\s*([^>"]+?)\s*[>"]')
+#: How :func:`_include_swapped`'s evidence starts (its action's reason follows from it).
+INCLUDE_SWAPPED_TEXT = "upstream includes the header it swaps in"
+
+
+def _headers(lines: Sequence[bytes]) -> list[bytes] | None:
+    """The header of each of ``lines`` that is an ``#include``; ``None`` when one is not."""
+    out = []
+    for line in lines:
+        match = _C_INCLUDE.match(line)
+        if match is None:
+            return None
+        out.append(match.group(1))
+    return out
+
+
+def _include_swapped(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> str | None:
+    """The evidence that upstream swapped a C or C++ patch's includes its own way: of the
+    files that decide the verdict (:func:`decides`), no hunk applies, and every failing
+    hunk, in a C or C++ file, only swaps ``#include`` lines (comments aside), while its file
+    in the new release includes none of the headers it swaps out and every header it swaps
+    in, by the same path, spelled its own way (``"utf8.h"`` for ``<utf8.h>``); else
+    ``None``.
+
+    A de-vendoring patch (``#include "../contrib/utf8cpp/source/utf8.h"`` made
+    ``#include <utf8.h>``, the system's copy) fails once upstream rewrote the lines around
+    it, and the trees show upstream naming the header as the patch does: it may have
+    de-vendored on its own, or may still find its bundled copy by an include path of its
+    build. The build decides which, so a person looks, not a port of lines upstream
+    already wrote."""
+    if kind != CODE:
+        return None
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
+        return None
+    failing = [status for status, _diff, _hunk in each]
+    first: tuple[str, bytes, bytes] | None = None
+    for _status, diff, hunk in each:
+        state = ws.get(diff.old_path or diff.path)
+        if state is None or language_of(diff.path) != C_FAMILY:
+            return None
+        kept = [line for line in hunk.lines if substantive(line.text, C_FAMILY) is not None]
+        out = _headers([line.text for line in kept if line.kind == REMOVED])
+        into = _headers([line.text for line in kept if line.kind == ADDED])
+        if not out or not into or set(out) & set(into):
+            return None
+        there = set(_headers_of(state.lines))
+        if there & set(out) or not set(into) <= there:
+            return None
+        first = first or (diff.old_path or diff.path, out[0], into[0])
+    assert first is not None
+    path, old, new = (
+        first[0],
+        first[1].decode("utf-8", "replace"),
+        first[2].decode("utf-8", "replace"),
+    )
+    done = _failing_do(failing, "swaps", "swap")
+    return (
+        f"{INCLUDE_SWAPPED_TEXT}, spelled its own way, and no longer the one it swaps out: "
+        f"{done} includes; {path} includes `{new}`, not `{old}`"
+    )
+
+
+def _headers_of(lines: Sequence[bytes]) -> list[bytes]:
+    """The header of every ``#include`` line of ``lines``."""
+    return [match.group(1) for line in lines if (match := _C_INCLUDE.match(line))]
 
 
 #: A preprocessor line that opens a conditional block, and one that closes it.
@@ -2251,6 +2324,12 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
             reason = "upstream changed the tests it skips; decide whether they still fail"
             return LOOK, reason, Rule.TESTS_CHANGED
+        if verdict.rewritten.startswith(INCLUDE_SWAPPED_TEXT):
+            reason = (
+                "upstream includes the header it swaps in; decide whether its build uses the "
+                "one the patch wants"
+            )
+            return LOOK, reason, Rule.INCLUDE_SWAPPED
         if verdict.rewritten.startswith(SOME_HUNKS_TEXT):
             reason = "upstream took part of it; decide whether the failing hunks are still needed"
             return LOOK, reason, Rule.SOME_HUNKS_THERE
