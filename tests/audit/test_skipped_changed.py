@@ -162,3 +162,76 @@ def test_a_skip_of_which_another_still_lands_is_a_port(tmp_path: Path) -> None:
     old = {"tests/test_rotation.py": ROTATION_OLD, "tests/test_other.py": other}
     [verdict] = judge(tmp_path, new, [("skip.patch", SKIP_FLAKY + skip_other)], old)
     assert (verdict.verdict, verdict.action, verdict.rewritten) == ("conflict", "port", "")
+
+
+RETURNS_OLD = """\
+    void returnIssues() {
+        check("void* foo(int i) {\\n"
+              "    return i;\\n"
+              "}");
+        check("void* foo(int* i) {\\n"
+              "    return i;\\n"
+              "}");
+        check("void* foo(long i) {\\n"
+              "    return i;\\n"
+              "}");
+        ASSERT_EQUALS("[test.cpp:2]: (portability) Returning an integer.\\n", errout.str());
+
+        check("int foo(char* c) {\\n"
+              "    return c;\\n"
+              "}");
+    }
+"""
+
+# the #if before the test and its #endif after it, in two hunks
+RETURNS_64BIT = """Subject: disable tests not working on 32bit platforms
+---
+--- a/test/test64bit.cpp
++++ b/test/test64bit.cpp
+@@ -1,4 +1,5 @@
+     void returnIssues() {
++#if __SIZEOF_POINTER__ >= 8
+         check("void* foo(int i) {\\n"
+               "    return i;\\n"
+               "}");
+@@ -9,6 +10,7 @@
+               "    return i;\\n"
+               "}");
+         ASSERT_EQUALS("[test.cpp:2]: (portability) Returning an integer.\\n", errout.str());
++#endif
+ 
+         check("int foo(char* c) {\\n"
+               "    return c;\\n"
+"""
+
+
+def test_half_a_skip_that_lands_without_its_end_is_no_skip_that_lands(tmp_path: Path) -> None:
+    # upstream rewrote how the test checks its output: the #endif's hunk fails, the #if's
+    # still applies, but alone it compiles nothing out
+    new = {"test/test64bit.cpp": RETURNS_OLD.replace("errout.str()", "errout_str()")}
+    old = {"test/test64bit.cpp": RETURNS_OLD}
+    [verdict] = judge(tmp_path, new, [("only-64bit.patch", RETURNS_64BIT)], old)
+    assert (verdict.verdict, verdict.action, verdict.rule) == ("conflict", "look", "tests-changed")
+    assert verdict.rewritten == (
+        "upstream changed the tests that test/test64bit.cpp #2 skips: `ASSERT_EQUALS("
+        '"[test.cpp:2]: (portability) Returning an integer.\\n", errout.str());` is no longer '
+        "in test/test64bit.cpp"
+    )
+
+
+def test_a_whole_skip_that_still_lands_keeps_it_a_port(tmp_path: Path) -> None:
+    # a second skip, #if and #endif in one hunk, lands on a test upstream left alone: the
+    # patch is still needed there
+    other = '    void other() {\n        check("x");\n        check("y");\n    }\n'
+    skip_other = (
+        "--- a/test/testother.cpp\n+++ b/test/testother.cpp\n@@ -1,4 +1,6 @@\n"
+        '     void other() {\n+#if __SIZEOF_POINTER__ >= 8\n         check("x");\n'
+        '+#endif\n         check("y");\n     }\n'
+    )
+    new = {
+        "test/test64bit.cpp": RETURNS_OLD.replace("errout.str()", "errout_str()"),
+        "test/testother.cpp": other,
+    }
+    old = {"test/test64bit.cpp": RETURNS_OLD, "test/testother.cpp": other}
+    [verdict] = judge(tmp_path, new, [("only-64bit.patch", RETURNS_64BIT + skip_other)], old)
+    assert (verdict.verdict, verdict.action, verdict.rewritten) == ("conflict", "port", "")

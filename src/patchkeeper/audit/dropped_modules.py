@@ -14,7 +14,7 @@ relative imports from the importing file's package, absolute ones anywhere in th
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -244,3 +244,41 @@ def gone_imports(
                     out[at_pin] = None
                 break
     return tuple(out)
+
+
+def _module_files(stem: str, relative: bool) -> list[str]:
+    """The files that can hold module ``stem``: at that path for a relative import, under
+    each of :data:`IMPORT_ROOTS` for an absolute one."""
+    roots = ("",) if relative else IMPORT_ROOTS
+    return [name for root in roots for name in (f"{root}{stem}.py", f"{root}{stem}/__init__.py")]
+
+
+def failing_imports(
+    hunks: Sequence[tuple[str, Hunk]],
+    pin: TreeSearch,
+    new: TreeSearch,
+    failing: Mapping[str, str],
+) -> tuple[str, str] | None:
+    """The first module that ``hunks`` (path, hunk) import which neither the old pin nor
+    the new release has and which only a failing earlier patch of the series creates:
+    ``(its file, that patch's name)``; ``None`` when there is none.
+
+    ``failing`` maps each file a failing earlier patch creates (and the workspace still
+    lacks) to that patch. Each import statement a hunk of a Python file adds is resolved to
+    its longest module stem that either tree has or that such a patch creates; a module
+    either tree has is not this patch's concern (:func:`gone_imports` judges one the pin
+    has). A patch that applies while it imports such a module (tests written for a module
+    an earlier patch adds) cannot run before that patch is ported: it needs it, as a patch
+    needs the lines a failing patch adds."""
+    for path, hunk in hunks:
+        if not path.endswith(".py"):
+            continue
+        for imp in _added_imports(hunk):
+            for stem in _candidates(path, imp):
+                files = _module_files(stem, bool(imp.level))
+                if any(pin.state(f) is not None or new.state(f) is not None for f in files):
+                    break
+                created = next((f for f in files if f in failing), None)
+                if created is not None:
+                    return created, failing[created]
+    return None

@@ -34,6 +34,7 @@ class Rule(WordEnum):
     ONLY_CREATED_LEFT = "only-created-left"  # only the test data files it creates are not there
     PARTLY_PRESENT = "partly-present"  # some hunks are there, the others apply
     MOSTLY_THERE = "mostly-there"  # most of its lines or hunks are there, some fail
+    MOST_OF_BOTH = "most-of-both"  # over half its hunks and of its lines are there, some fail
     TESTS_MOSTLY_UPSTREAM = "tests-mostly-upstream"  # its code moves lines, most tests there
     # it does not apply
     HUNKS_FAIL = "hunks-fail"  # a hunk neither applies nor is there
@@ -42,11 +43,13 @@ class Rule(WordEnum):
     GONE_AROUND = "gone-around"  # upstream took out the lines it inserts between
     TESTS_CHANGED = "tests-changed"  # upstream changed the tests it skips
     SOME_HUNKS_THERE = "some-hunks-there"  # a hunk adding new code is there, others fail
+    INCLUDE_SWAPPED = "include-swapped"  # upstream includes the header it swaps in, its own way
     REFRESH = "refresh"  # git's three-way merge places its hunks unchanged
     REFRESH_MOVED = "refresh-moved"  # its hunks land unchanged in the file their code moved to
     BLOCKED = "blocked"  # it needs lines an earlier failing patch adds
     BLOCKER_CONTEXT_ONLY = "blocker-context-only"  # ... only as context: its own lines fit
     BLOCKER_PARTLY_UPSTREAM = "blocker-partly-upstream"  # ... and upstream took part of it
+    BLOCKER_MODULE = "blocker-module"  # it applies, but imports a module a failing patch adds
     CHAIN = "chain"  # later upstreamed patches of the series rewrite the lines it lacks
     # its files
     FILE_MOVED = "file-moved"  # a file it changes moved (found by its content)

@@ -40,7 +40,12 @@ from dataclasses import dataclass, field, replace
 
 from patchkeeper.audit.added_elsewhere import added_elsewhere
 from patchkeeper.audit.applied_upstream import AppliedUpstream, applied_upstream
-from patchkeeper.audit.dropped_modules import gone_imports, import_swaps, respelled_only
+from patchkeeper.audit.dropped_modules import (
+    failing_imports,
+    gone_imports,
+    import_swaps,
+    respelled_only,
+)
 from patchkeeper.audit.gone_files import (
     DIRECTORY_MOVED,
     RenamedPin,
@@ -971,11 +976,16 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     if clash is not None:
         return _judge_failing(ws, patch, failed, ctx, clash)
     before = {d.path: ws.get(d.path) for d in patch.files if d.old_path == d.path}
+    snapshot = ws.snapshot()
     outcome = apply_patch(ws, patch)
     if outcome.ok:
         again = already_applied(before, outcome)
         elsewhere = None if again else added_elsewhere(before, patch, ctx.pin)
         if again is None and elsewhere is None and not _doubles_imports(before, patch, ctx):
+            needed = _module_blocker(ws, patch, failed, ctx)
+            if needed is not None:
+                ws.restore(snapshot)
+                return needed
             return _judge_applied(patch, outcome)
         for path, state in before.items():
             ws.set(path, state)
@@ -990,6 +1000,44 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
     if core is not None:
         return _with_notes(ws, patch, _judge(ws, core, failed, ctx), ctx)
     return _judge_failing(ws, patch, failed, ctx, outcome)
+
+
+def _module_blocker(
+    ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
+) -> PatchVerdict | None:
+    """The *blocked* verdict of a patch that applies (``ws`` has it applied) but imports a
+    module that neither the old pin nor the new release has and that only a failing
+    earlier patch creates (:func:`patchkeeper.audit.dropped_modules.failing_imports`; both
+    trees needed), else ``None``.
+
+    Its code cannot run until that patch is ported (tests written for a module the series
+    adds): it needs that patch as a patch needs the lines a failing one adds, so it is
+    ported after it, not carried; whatever else is known of it (an ``Origin`` naming
+    upstream's commit) is weighed as for any *blocked* patch."""
+    if ctx.search is None or ctx.pin is None or not failed:
+        return None
+    failing = {
+        path: earlier.name for earlier in failed for path in earlier.created if ws.get(path) is None
+    }
+    if not failing:
+        return None
+    hunks = [(d.new_path or d.path, h) for d in patch.files for h in d.hunks]
+    found = failing_imports(hunks, ctx.pin, ctx.search, failing)
+    if found is None:
+        return None
+    module, blocker = found
+    partly = _blocker_partly_upstream(next(f for f in failed if f.name == blocker))
+    return PatchVerdict(
+        patch.name,
+        BLOCKED,
+        f"it applies, but imports {module}, which neither the old pin nor the new release has "
+        f"and only the failing patch {shown_name(blocker)} creates"
+        + (f"; {partly}" if partly else ""),
+        blocked_by=blocker,
+        kind=primary_kind([d.path for d in patch.files]),
+        rewritten=partly,
+        rule=Rule.BLOCKER_PARTLY_UPSTREAM if partly else Rule.BLOCKER_MODULE,
+    )
 
 
 def _doubles_imports(before: dict[str, FileState | None], patch: Patch, ctx: _Context) -> bool:
@@ -1207,6 +1255,13 @@ def _judge_failing(
             text += "; " + _mention_text(mentions)
         rule = Rule.MOSTLY_THERE
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
+    both = _most_of_both(statuses, shares) if ctx.pin is not None else None
+    if both:
+        text = f"{both}; {fails}"
+        if mentions:
+            text += "; " + _mention_text(mentions)
+        rule = Rule.MOST_OF_BOTH
+        return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
     if not rewritten:
@@ -1218,6 +1273,8 @@ def _judge_failing(
             _some_hunks_there(ws, patch, statuses, kind, ctx.pin),
             Rule.SOME_HUNKS_THERE,
         )
+    if not rewritten:
+        rewritten, rule = _include_swapped(ws, patch, statuses, kind), Rule.INCLUDE_SWAPPED
     if rewritten:
         summary = f"{verdict.summary}; {rewritten}"
         verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
@@ -1366,6 +1423,124 @@ def _skips_only(diff: FileDiff, hunk: Hunk) -> bool:
     )
 
 
+#: A C or C++ ``#include`` line: the path of its header, whatever its delimiters and spaces.
+_C_INCLUDE = re.compile(rb'\s*#\s*include\s*[<"]\s*([^>"]+?)\s*[>"]')
+#: How :func:`_include_swapped`'s evidence starts (its action's reason follows from it).
+INCLUDE_SWAPPED_TEXT = "upstream includes the header it swaps in"
+
+
+def _headers(lines: Sequence[bytes]) -> list[bytes] | None:
+    """The header of each of ``lines`` that is an ``#include``; ``None`` when one is not."""
+    out = []
+    for line in lines:
+        match = _C_INCLUDE.match(line)
+        if match is None:
+            return None
+        out.append(match.group(1))
+    return out
+
+
+def _include_swapped(
+    ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> str | None:
+    """The evidence that upstream swapped a C or C++ patch's includes its own way: of the
+    files that decide the verdict (:func:`decides`), no hunk applies, and every failing
+    hunk, in a C or C++ file, only swaps ``#include`` lines (comments aside), while its file
+    in the new release includes none of the headers it swaps out and every header it swaps
+    in, by the same path, spelled its own way (``"utf8.h"`` for ``<utf8.h>``); else
+    ``None``.
+
+    A de-vendoring patch (``#include "../contrib/utf8cpp/source/utf8.h"`` made
+    ``#include <utf8.h>``, the system's copy) fails once upstream rewrote the lines around
+    it, and the trees show upstream naming the header as the patch does: it may have
+    de-vendored on its own, or may still find its bundled copy by an include path of its
+    build. The build decides which, so a person looks, not a port of lines upstream
+    already wrote."""
+    if kind != CODE:
+        return None
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
+        return None
+    failing = [status for status, _diff, _hunk in each]
+    first: tuple[str, bytes, bytes] | None = None
+    for _status, diff, hunk in each:
+        state = ws.get(diff.old_path or diff.path)
+        if state is None or language_of(diff.path) != C_FAMILY:
+            return None
+        kept = [line for line in hunk.lines if substantive(line.text, C_FAMILY) is not None]
+        out = _headers([line.text for line in kept if line.kind == REMOVED])
+        into = _headers([line.text for line in kept if line.kind == ADDED])
+        if not out or not into or set(out) & set(into):
+            return None
+        there = set(_headers_of(state.lines))
+        if there & set(out) or not set(into) <= there:
+            return None
+        first = first or (diff.old_path or diff.path, out[0], into[0])
+    assert first is not None
+    path, old, new = (
+        first[0],
+        first[1].decode("utf-8", "replace"),
+        first[2].decode("utf-8", "replace"),
+    )
+    done = _failing_do(failing, "swaps", "swap")
+    return (
+        f"{INCLUDE_SWAPPED_TEXT}, spelled its own way, and no longer the one it swaps out: "
+        f"{done} includes; {path} includes `{new}`, not `{old}`"
+    )
+
+
+def _headers_of(lines: Sequence[bytes]) -> list[bytes]:
+    """The header of every ``#include`` line of ``lines``."""
+    return [match.group(1) for line in lines if (match := _C_INCLUDE.match(line))]
+
+
+#: A preprocessor line that opens a conditional block, and one that closes it.
+_C_OPENS = re.compile(rb"\s*#\s*(?:if|ifdef|ifndef)\b")
+_C_CLOSES = re.compile(rb"\s*#\s*endif\b")
+
+
+def _broken_halves(patch: Patch, statuses: Sequence[HunkVerdict]) -> list[HunkVerdict]:
+    """``statuses`` without the hunks that apply only as half of a skip: in a C or C++
+    file, a hunk that applies and only adds preprocessor conditionals (:func:`_skips_only`)
+    each of which opens or closes a block whose other end a failing hunk of the same file
+    adds (``#if`` before a test in one hunk, its ``#endif`` after the test in the next).
+
+    Such a half compiles nothing out on its own (its ``#endif`` is missing): it is no skip
+    that still lands, and upstream left it in place only because its side of the test did
+    not change."""
+    drop: set[tuple[str, int]] = set()
+    by_key = {(s.path, s.patch_line): s for s in statuses}
+    for diff in patch.files:
+        if language_of(diff.path) != C_FAMILY:
+            continue
+        opened: list[tuple[str, int]] = []
+        pairs: list[tuple[tuple[str, int], tuple[str, int]]] = []
+        unpaired = False
+        for hunk in diff.hunks:
+            key = (diff.path, hunk.line_no)
+            for line in hunk.added:
+                if _C_OPENS.match(line.text):
+                    opened.append(key)
+                elif _C_CLOSES.match(line.text):
+                    if not opened:
+                        unpaired = True
+                        break
+                    pairs.append((opened.pop(), key))
+        if unpaired or opened:
+            continue
+        for hunk in diff.hunks:
+            key = (diff.path, hunk.line_no)
+            status = by_key.get(key)
+            if status is None or status.status != APPLIES or not _skips_only(diff, hunk):
+                continue
+            ends = [b if a == key else a for a, b in pairs if key in (a, b) and a != b]
+            own = [a for a, b in pairs if a == b == key]
+            others = [by_key.get(end) for end in ends]
+            if ends and not own and all(o is not None and o.status == FAILS for o in others):
+                drop.add(key)
+    return [s for s in statuses if (s.path, s.patch_line) not in drop]
+
+
 def _skipped_changed(
     ws: Workspace, patch: Patch, statuses: list[HunkVerdict], kind: str
 ) -> str | None:
@@ -1379,8 +1554,9 @@ def _skipped_changed(
     for a person to find out by running them (*look*), not a port of the skip onto tests
     that may now pass, nor a retire of a skip they may still need. While some of its skips
     still land, tests it skips are as they were and the patch is still needed: the skips
-    of the changed tests are ported (dropped or moved) with it."""
-    each = _only_failing(patch, statuses) if kind == TESTS else None
+    of the changed tests are ported (dropped or moved) with it. Half a skip that applies
+    while its other end fails (:func:`_broken_halves`) is no skip that lands."""
+    each = _only_failing(patch, _broken_halves(patch, statuses)) if kind == TESTS else None
     if each is None:
         return None
     failing = [status for status, _diff, _hunk in each]
@@ -1531,6 +1707,45 @@ def _most_hunks_there(statuses: Sequence[HunkVerdict], kind: str) -> str | None:
     if len(present) < MOST_HUNKS * len(deciding):
         return None
     return f"{MOST_HUNKS_TEXT}: {len(present)} of {len(deciding)} ({_refs(deciding, PRESENT)})"
+
+
+#: How :func:`_most_of_both`'s evidence starts (its action's reason follows from it).
+MOST_OF_BOTH_TEXT = "more than half of its hunks and of its new lines are upstream"
+
+
+def _most_of_both(statuses: Sequence[HunkVerdict], shares: Sequence[FileShare]) -> str | None:
+    """The evidence that more than half of a failing patch is upstream, counted both ways:
+    of all its hunks (release notes aside), none still applies, more than half are there
+    and the others fail; and of the substantive added lines the old pin lacked, over all
+    its files (release notes aside), more than half are in the new release, at least
+    :data:`MOST_OF_BOTH_MIN_LINES`. Else ``None``.
+
+    A large backport (a stable branch's changes taken whole, tests with them) that a later
+    release carries in most files while rewriting the others has neither three hunks in
+    four nor most of its code lines there, yet upstream has most of it by either measure:
+    porting all its failing hunks would redo upstream's work, retiring it may drop a hunk
+    upstream lacks, so a person decides (*look*). Either measure alone says less: half the
+    hunks of a small patch, or its lines in a test file, are no evidence for the rest."""
+    counted = [s for s in statuses if kind_of(s.path) != NOTES]
+    present = [s for s in counted if s.status == PRESENT]
+    failing = [s for s in counted if s.status == FAILS]
+    if not failing or len(present) + len(failing) != len(counted):
+        return None
+    if len(present) * 2 <= len(counted):
+        return None
+    lines = [s.counted for s in shares if kind_of(s.path) != NOTES]
+    found, total = sum(c[0] for c in lines), sum(c[1] for c in lines)
+    if total < MOST_OF_BOTH_MIN_LINES or found * 2 <= total:
+        return None
+    return (
+        f"{MOST_OF_BOTH_TEXT}: {len(present)} of {len(counted)} hunks, {found} of {total} "
+        "substantive added lines the old pin lacked"
+    )
+
+
+#: At least this many counted added lines for :func:`_most_of_both`: a share of a few
+#: lines says little.
+MOST_OF_BOTH_MIN_LINES = 10
 
 
 #: How :func:`_some_hunks_there`'s evidence starts (its action's reason follows from it).
@@ -2088,6 +2303,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         if verdict.summary.startswith(MOST_HUNKS_TEXT):
             reason = "most of its hunks are upstream; decide whether the others are needed"
             return LOOK, reason, own
+        if verdict.summary.startswith(MOST_OF_BOTH_TEXT):
+            reason = "more than half of it is upstream; decide whether the rest is needed"
+            return LOOK, reason, own
         if any(h.status == FAILS for h in verdict.hunks):
             reason = "most of it is upstream, written differently; decide what is left"
             return LOOK, reason, own
@@ -2106,6 +2324,12 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         if verdict.rewritten.startswith(SKIPPED_CHANGED_TEXT):
             reason = "upstream changed the tests it skips; decide whether they still fail"
             return LOOK, reason, Rule.TESTS_CHANGED
+        if verdict.rewritten.startswith(INCLUDE_SWAPPED_TEXT):
+            reason = (
+                "upstream includes the header it swaps in; decide whether its build uses the "
+                "one the patch wants"
+            )
+            return LOOK, reason, Rule.INCLUDE_SWAPPED
         if verdict.rewritten.startswith(SOME_HUNKS_TEXT):
             reason = "upstream took part of it; decide whether the failing hunks are still needed"
             return LOOK, reason, Rule.SOME_HUNKS_THERE
@@ -2136,7 +2360,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     if verdict.rewritten.startswith(BLOCKER_PARTLY_TEXT):
         reason = f"decide it with {verdict.blocked_by}, which upstream took part of"
         return LOOK, reason, Rule.BLOCKER_PARTLY_UPSTREAM
-    return PORT, f"after {verdict.blocked_by}", Rule.BLOCKED
+    rule = Rule.BLOCKER_MODULE if own == Rule.BLOCKER_MODULE else Rule.BLOCKED
+    return PORT, f"after {verdict.blocked_by}", rule
 
 
 def with_action(verdict: PatchVerdict) -> PatchVerdict:
