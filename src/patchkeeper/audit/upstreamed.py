@@ -125,35 +125,31 @@ def _counted(shares: Sequence[_Share], kind: str) -> list[_Share]:
 
 def _missing_text(shares: Sequence[_Share]) -> str:
     """The differing lines named: those not found, then those found spelled differently."""
-    text = ""
     missing = [line for share in shares for line in share.missing]
-    if missing:
-        shown = "; ".join(f"`{line}`" for line in missing[:3])
-        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        text += f"; not found, review before retiring: {shown}{more}"
     respelled = [pair for share in shares for pair in share.respelled]
-    if respelled:
-        shown = "; ".join(f"`{a}` as `{b}`" for a, b in respelled[:2])
-        more = f" and {len(respelled) - 2} more" if len(respelled) > 2 else ""
-        text += f"; spelled differently: {shown}{more}"
-    return text + _elsewhere_text(shares)
+    return (
+        _named("not found, review before retiring", [f"`{line}`" for line in missing], 3)
+        + _named("spelled differently", [f"`{a}` as `{b}`" for a, b in respelled], 2)
+        + _elsewhere_text(shares)
+    )
 
 
 def _elsewhere_text(shares: Sequence[_Share]) -> str:
     """The added lines the new release has only at another place, and those it has with
     another meaning, named: neither counts as found."""
-    text = ""
     displaced = [pair for share in shares for pair in share.displaced]
-    if displaced:
-        shown = "; ".join(f"`{a}` in {b}" for a, b in displaced[:2])
-        more = f" and {len(displaced) - 2} more" if len(displaced) > 2 else ""
-        text += f"; only at another place than the patch's: {shown}{more}"
     contrary = [pair for share in shares for pair in share.contrary]
-    if contrary:
-        shown = "; ".join(f"`{a}` as `{b}`" for a, b in contrary[:2])
-        more = f" and {len(contrary) - 2} more" if len(contrary) > 2 else ""
-        text += f"; there with another meaning: {shown}{more}"
-    return text
+    return _named(
+        "only at another place than the patch's", [f"`{a}` in {b}" for a, b in displaced], 2
+    ) + _named("there with another meaning", [f"`{a}` as `{b}`" for a, b in contrary], 2)
+
+
+def _named(what: str, shown: list[str], limit: int) -> str:
+    """``"; WHAT: a; b and N more"``, the first ``limit`` of ``shown``; ``""`` for none."""
+    if not shown:
+        return ""
+    more = f" and {len(shown) - limit} more" if len(shown) > limit else ""
+    return f"; {what}: {'; '.join(shown[:limit])}{more}"
 
 
 def _pin_text(pin_known: bool) -> str:

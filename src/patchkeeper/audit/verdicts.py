@@ -1249,18 +1249,13 @@ def _judge_failing(
         rule = Rule.TESTS_MOSTLY_UPSTREAM
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     most = mostly_there(shares, kind, ctx.pin is not None) or _most_hunks_there(statuses, kind)
+    rule = Rule.MOSTLY_THERE
+    if not most and ctx.pin is not None:
+        most, rule = _most_of_both(statuses, shares), Rule.MOST_OF_BOTH
     if most:
         text = f"{most}; {fails}"
         if mentions:
             text += "; " + _mention_text(mentions)
-        rule = Rule.MOSTLY_THERE
-        return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
-    both = _most_of_both(statuses, shares) if ctx.pin is not None else None
-    if both:
-        text = f"{both}; {fails}"
-        if mentions:
-            text += "; " + _mention_text(mentions)
-        rule = Rule.MOST_OF_BOTH
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
