@@ -149,7 +149,7 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
             f"or, to patch the installed files, strip {more} (-pN on the patch's series "
             "line, or strip)"
         )
-    moved = {path: prefix for path in missing if (prefix := _installed_prefix(base, path))}
+    moved = {path: prefix for path in missing if (prefix := installed_prefix(base, path))}
     absent = [path for path in missing if path not in moved]
     if moved:
         leading = ", ".join(sorted(set(moved.values())))
@@ -167,9 +167,10 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
     )
 
 
-def _installed_prefix(base: Path, path: str) -> str:
+def installed_prefix(base: Path, path: str) -> str:
     """The fewest leading directories of ``path`` (``"src/"``) without which it names a file
-    under ``base``, or ``""``."""
+    under ``base`` (an installed distribution or an unpacked wheel: ``src/pkg/mod.py`` of a
+    ``src/`` layout is ``pkg/mod.py`` there), or ``""``."""
     parts = path.split("/")
     for drop in range(1, len(parts)):
         if _all_under(base, ["/".join(parts[drop:])]):
