@@ -225,18 +225,17 @@ def write_report(config: Config, request: ReportRequest = ReportRequest()) -> Re
     )
 
 
-def _change_hint(change: str, recorded: Any) -> str:
+def _change_hint(change: str, recorded: Environment | None) -> str:
     """What to do about one change of the environment (``"sources.1.dirty: false ->
     true"``): a tree the record read (not an installed distribution) changed in its files,
     which another interpreter would not undo (:data:`SOURCE_CHANGED_HINT`); anything else
     (the interpreter, the installed distributions, the import origins) may be measured in
     another interpreter than the audited one (:data:`ENVIRONMENT_CHANGED_HINT`)."""
     path = change.split(":", 1)[0].split(".")
-    sources = recorded.get("sources") if isinstance(recorded, dict) else None
-    if len(path) > 1 and path[0] == "sources" and path[1].isdigit() and isinstance(sources, list):
+    if recorded is not None and len(path) > 1 and path[0] == "sources" and path[1].isdigit():
         index = int(path[1])
-        source = sources[index] if index < len(sources) else None
-        if isinstance(source, dict) and source.get("kind") not in ("installed", "absent"):
+        sources = recorded.sources
+        if index < len(sources) and sources[index].kind not in ("installed", "absent"):
             return SOURCE_CHANGED_HINT
     return ENVIRONMENT_CHANGED_HINT
 
@@ -278,7 +277,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
                     "",
                     None,
                     f"environment changed: {change}",
-                    _change_hint(change, stored.data),
+                    _change_hint(change, stored.environment),
                 )
             )
     expected = [(settings.audit_file, record_markdown(record))]
