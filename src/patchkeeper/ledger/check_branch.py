@@ -58,8 +58,9 @@ class CheckBranchResult:
         topics: the branch's topics in commit order.
         files: how many paths were compared.
         differences: every disagreement; empty when the branch and the files agree.
-        hint: what to do about the differences, one sentence (``""`` when there are none):
-            write the series from the branch, or the branch from the series.
+        hint: what to do about the differences, one sentence (``""`` when there are none,
+            or only the ledger file's, which say what to do themselves): write the series
+            from the branch, or the branch from the series.
     """
 
     branch: str
@@ -291,7 +292,11 @@ def check_branch(
         topics=tuple(topics),
         files=count,
         differences=found,
-        hint=_sync_hint(root, base, branch, request) if found else "",
+        # a ledger file without its table says itself what to do; the others are the
+        # branch and the series apart
+        hint=_sync_hint(root, base, branch, request)
+        if any(d.kind != "ledger" for d in found)
+        else "",
     )
 
 

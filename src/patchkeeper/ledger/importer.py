@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import email.utils
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,8 +257,8 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
                 f"branch {branch} is checked out in {place}: moving it would leave that work "
                 "tree's files and index behind the new commits",
                 path=root,
-                hint=f"switch {place} to another branch first (git -C {place} switch "
-                "--detach), or pass --branch NAME for another",
+                hint=f"switch {place} to another branch first (git -C "
+                f"{shlex.quote(str(place))} switch --detach), or pass --branch NAME for another",
             )
     patches = load_patches(parse_series(config.series), config.strip)
     date = _committer_date(root, base)
