@@ -104,3 +104,47 @@ def test_a_port_to_such_a_wheel_is_warned_of_too(cli, downstream: tuple[Path, Pa
         "patchkeeper: warning: the new upstream is a wheel and the old pin's tree is not: 1 "
         "file the series changes (setup.cfg) is not among the files a wheel installs"
     )
+
+
+def test_a_src_layout_file_the_wheel_has_is_not_named(cli, tmp_path: Path) -> None:
+    """A series of a ``src/`` layout sdist: ``src/tinypkg/core.py`` is in the wheel as
+    ``tinypkg/core.py``; the warning named it among the files a wheel does not install."""
+    write_files(
+        tmp_path / "tinypkg-1.0",
+        {
+            "PKG-INFO": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 1.0\n",
+            "setup.cfg": SETUP_CFG,
+            "src/tinypkg/__init__.py": "",
+            "src/tinypkg/core.py": CORE_OLD,
+        },
+    )
+    down = write_files(
+        tmp_path / "down",
+        {
+            "patchkeeper.toml": 'upstream = "tinypkg"\npin = "1.0"\n'
+            'series = "debian/patches/series"\npristine = "../tinypkg-1.0"\n',
+            "debian/patches/series": "answer.patch\nsetup-data.patch\n",
+            "debian/patches/answer.patch": CORE_PATCH.replace("/tinypkg/", "/src/tinypkg/"),
+            "debian/patches/setup-data.patch": SETUP_PATCH,
+        },
+    )
+    wheel = pure_wheel(
+        tmp_path,
+        "tinypkg",
+        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
+        version="1.1",
+    )
+    run = cli("audit", "--to", str(wheel), "--json", cwd=down)
+    warning = (
+        "the new upstream is a wheel and the old pin's tree is not: 1 file the series changes "
+        "(setup.cfg) is not among the files a wheel installs, and 1 file "
+        "(src/tinypkg/core.py) is in it without the leading src/, so they read as gone "
+        "upstream or moved; pass --to the release's sdist (NAME==VERSION fetches it) to judge "
+        "them"
+    )
+    assert (run.code, run.err) == (1, f"patchkeeper: warning: {warning}\n")
+    verdicts = json.loads(run.out)["verdicts"]
+    assert [(v["name"], v["verdict"]) for v in verdicts] == [
+        ("answer.patch", "target gone"),
+        ("setup-data.patch", "target gone"),
+    ]

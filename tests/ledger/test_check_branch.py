@@ -85,6 +85,10 @@ def test_topics_against_series_and_ledger(downstream: Path, topics: Path, capsys
         "  topic extra-module: in the series, not on the branch",
         "  topic extra-module: in the ledger, not on the branch",
         "  file pkg/extra.py: made by the series, not on the branch",
+        "hint: to take the branch's work into the series, run 'patchkeeper export --range "
+        "v1.0..work' and then 'patchkeeper ledger'; to make the branch from the series, "
+        f"'patchkeeper import --branch work --force' after 'git -C {topics} switch --detach' "
+        "(it has the branch checked out)",
     ]
 
 

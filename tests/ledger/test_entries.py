@@ -219,7 +219,10 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
             config_at(downstream), lint.LintRequest(foreign_checkouts={"": foreign})
         ).findings
     ]
-    assert findings == [f"patchkeeper.toml: PK506 pthfa: no commit 'deadbeefdeadbeef' in {foreign}"]
+    assert findings == [
+        f"patchkeeper.toml: PK506 pthfa: no commit 'deadbeefdeadbeef' in {foreign}: "
+        "fetch the tag or commit into the checkout, or check its name"
+    ]
 
 
 def test_entry_rows_use_fields_case_insensitively(downstream: Path) -> None:

@@ -457,3 +457,31 @@ def test_export_refuses_an_output_link_the_series_does_not_list(
         str(shared),
         before,
     )
+
+
+def test_import_force_never_moves_a_checked_out_branch(
+    downstream: Path, topics: Path, tmp_path: Path
+) -> None:
+    """``import --force`` onto the branch a work tree has checked out (the integration
+    branch, after ``check-branch`` found it differs) moved it under that work tree: the old
+    branch's work showed as staged changes there. It is refused, as ``git branch -f`` does,
+    in the main work tree and in one of ``git worktree add``."""
+    head = gitops.rev_parse(topics, "refs/heads/work")
+    with pytest.raises(importer.SeriesImportError) as caught:
+        importer.import_series(
+            config_at(downstream), importer.ImportRequest(branch="work", force=True)
+        )
+    assert (caught.value.message, caught.value.hint) == (
+        f"branch work is checked out in {topics}: moving it would leave that work tree's files "
+        "and index behind the new commits",
+        f"switch {topics} to another branch first (git -C {topics} switch --detach), or pass "
+        "--branch NAME for another",
+    )
+    assert gitops.rev_parse(topics, "refs/heads/work") == head
+    assert git(topics, "status", "--porcelain") == ""
+    importer.import_series(config_at(downstream))
+    other = tmp_path / "other-tree"
+    git(topics, "worktree", "add", "-q", str(other), "patchkeeper/1.0")
+    with pytest.raises(importer.SeriesImportError) as caught:
+        importer.import_series(config_at(downstream), importer.ImportRequest(force=True))
+    assert caught.value.message.startswith(f"branch patchkeeper/1.0 is checked out in {other}:")

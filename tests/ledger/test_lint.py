@@ -193,7 +193,8 @@ def test_hand_edited_hunk_counts(downstream: Path) -> None:
     _edit(patch, b"+    return 'extra'\n", b"+    return 'extra'\n+    # added by hand\n")
     assert _texts(downstream) == [
         "patches/extra-module.patch:15: PK301 hunk #1 of extra.py (@@ -0,0 +1,2 @@) has more "
-        "lines than its header counts (0 old, 2 new): line 15 continues it"
+        "lines than its header counts (0 old, 2 new): line 15 continues it: the hunk was "
+        "edited by hand; regenerate the patch instead of editing it"
     ]
 
 
@@ -407,4 +408,31 @@ def test_knob_rule_finds_the_registry_in_the_package_folder(tmp_path: Path) -> N
         "not register it in envs.py",
         "patches/0001-envs-banner.patch:25: PK401 reads VLLM_FORK_BANNER (envs) but does not "
         "register it in envs.py",
+    ]
+
+
+def test_unparsable_patch_says_what_to_do(downstream: Path) -> None:
+    """A patch lint cannot parse gets the parser's advice, as ``apply`` prints it: a
+    ``git format-patch`` file with a binary section, and a hunk cut short."""
+    patches = downstream / "patches"
+    (patches / "logo.patch").write_text(
+        "From 5e1f0c3a Mon Sep 17 00:00:00 2001\n"
+        "Subject: [PATCH] ship the logo\n\n---\n"
+        " pkg/logo.png | Bin 0 -> 8 bytes\n\n"
+        "diff --git a/pkg/logo.png b/pkg/logo.png\n"
+        "new file mode 100644\n"
+        "index 0000000..3f4e2a1\n"
+        "GIT binary patch\n"
+        "literal 8\n"
+        "PcmZ?wbhEHbWMu#V0wV#U\n\n"
+        "literal 0\n"
+        "HcmV?d00001\n\n"
+    )
+    (patches / "series").write_text((patches / "series").read_text() + "logo.patch\n")
+    _edit(patches / "extra-module.patch", b"+    return 'extra'\n", b"")
+    assert [text for text in _texts(downstream) if ": PK3" in text] == [
+        "patches/extra-module.patch:13: PK301 truncated hunk: the patch ends before the line "
+        "counts of its header are met: regenerate the patch; do not edit hunks by hand",
+        "patches/logo.patch:7: PK304 binary diff for pkg/logo.png: patchkeeper applies text "
+        "diffs only: ship the binary file as an overlay, or regenerate the diff as text",
     ]

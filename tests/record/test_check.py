@@ -210,8 +210,8 @@ def test_the_environment_changed(cli, audited: Path) -> None:
                 "environment-changed",
                 f'environment changed: sources.0.identity: "tree sha256 {before} ({count} files)"'
                 f' -> "tree sha256 {after} ({count + 1} files)"',
-                "pass report --python the audited interpreter, or run the evidence commands "
-                "again in this environment and then patchkeeper report",
+                "a tree the record read changed since it was written (an edit, a retire, a "
+                "port): run the evidence commands again on it and then patchkeeper report",
             )
         ],
     )
@@ -231,6 +231,11 @@ def test_another_interpreter(cli, audited: Path, tmp_path: Path) -> None:
         f'environment changed: notes.0: "minihttp is not installed in `{sys.executable}`" -> '
         f'"minihttp is not installed in `{other}/bin/python`"',
     ]
+    # the interpreter changed, not a tree: the hint is about the interpreter
+    assert {hint for _, _, hint in findings} == {
+        "pass report --python the audited interpreter, or run the evidence commands again in "
+        "this environment and then patchkeeper report"
+    }
 
 
 def test_the_record_is_older_than_the_decisions(cli, audited: Path) -> None:

@@ -86,3 +86,48 @@ def test_an_except_handler_is_named_once_in_the_listing(cli, plugin_trees: TreeW
     run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "cplug", cwd=plugin)
     listed = [line for line in run.out.splitlines() if "conditional:" in line]
     assert listed == ["    conditional: except ValueError (cplug/patch/p_exit.py:11)"]
+
+
+#: a patch that rebuilds an upstream method from its source, in the shape of a KV-offload
+#: plugin's hybrid-scheduler patch: the import and the rebuild are each guarded by
+#: ``except Exception`` whose handler leaves the function
+REBUILT = """def install():
+    try:
+        from vllm.v1.core.sched.scheduler import Scheduler
+    except Exception:
+        return "no-vllm"
+    namespace = {}
+    try:
+        exec(compile("def split(self): return 0", "<rebuilt>", "exec"), namespace)
+    except Exception:
+        return "compile-error"
+    try:
+        import vllm.fast  # noqa: F401
+    except (ImportError, AttributeError):
+        return "slow"
+    Scheduler.split = namespace["split"]
+"""
+
+
+def test_a_guard_is_named_by_what_its_handler_catches(plugin_trees: TreeWriter) -> None:
+    """The condition says ``except Exception`` where the handler catches ``Exception``:
+    ``except ImportError`` named an ``except`` line the file does not have."""
+    files = patch_plugin(
+        "kplug",
+        {"p_rebuilt": REBUILT},
+        entry="k",
+        group="vllm.general_plugins",
+        register="def register():\n    from kplug.patch import p_rebuilt\n\n    p_rebuilt.install()\n",
+    )
+    inventory = plugin_trees.write("kplug", files).inventory()
+    assert activation_conditions(inventory) == [
+        (
+            "vllm.v1.core.sched.scheduler.Scheduler.split",
+            "conditional",
+            [
+                ("try-import", "try: ... except Exception", 2),
+                ("try-import", "try: ... except Exception", 7),
+                ("try-import", "try: ... except (ImportError, AttributeError)", 11),
+            ],
+        ),
+    ]

@@ -98,7 +98,8 @@ def test_a_series_or_patch_saved_as_utf16_names_its_encoding(
     if wide == "m.patch":  # lint names it, once: no header finding besides
         assert run.out.splitlines()[:2] == [
             f"patches/m.patch:1: PK304 the patch is {named} text; patchkeeper reads UTF-8 (or "
-            "plain bytes)",
+            f"plain bytes): save it as UTF-8: iconv -f {named} -t UTF-8 {path} > {wide}.utf8, "
+            f"then move {wide}.utf8 over it",
             "1 problem in 1 patch",
         ]
 

@@ -105,3 +105,75 @@ def test_src_layout_paths_on_the_installed_distribution(cli, tmp_path: Path) -> 
     )
     patched = UNIX.replace("0o644", "0o600")
     assert (site / "filelock" / "_unix.py").read_text(encoding="utf-8") == patched
+
+
+#: A Debian CVE fix in its usual shape: the code, in the sdist's ``src/`` layout, and its test,
+#: which the wheel does not install.
+FIX_WITH_TEST = """\
+Description: close the lock file on error
+Forwarded: not-needed
+
+--- a/src/filelock/_unix.py
++++ b/src/filelock/_unix.py
+@@ -1,4 +1,4 @@
+ class UnixFileLock:
+     def _acquire(self):
+-        mode = 0o644
++        mode = 0o600
+         return mode
+--- a/tests/test_unix.py
++++ b/tests/test_unix.py
+@@ -1,2 +1,2 @@
+ def test_mode():
+-    assert UnixFileLock()._acquire() == 0o644
++    assert UnixFileLock()._acquire() == 0o600
+"""
+
+#: A documentation patch, first in the series as in many Debian series.
+DOCS = """\
+Description: use the packaged intersphinx inventory
+Forwarded: not-needed
+
+--- a/docs/conf.py
++++ b/docs/conf.py
+@@ -1 +1 @@
+-intersphinx_mapping = {"python": ("https://docs.python.org/3", None)}
++intersphinx_mapping = {"python": ("/usr/share/doc/python3/html", None)}
+"""
+
+
+def test_src_layout_and_uninstalled_files_are_told_apart(cli, tmp_path: Path) -> None:
+    """A patch of ``src/filelock/_unix.py`` and ``tests/test_unix.py``: the first is
+    installed as ``filelock/_unix.py``, the second not at all. The hint said the installed
+    distribution had neither, calling the code file a test, doc or setup file; ``status``
+    named only the first patch's ``docs/conf.py``."""
+    python, site = _venv_with_filelock(tmp_path / "venv")
+    down = tmp_path / "down"
+    write_files(
+        down,
+        {
+            "patchkeeper.toml": 'upstream = "filelock"\npin = "3.9.0"\n'
+            'series = "debian/patches/series"\n',
+            "debian/patches/series": "fix.patch\n",
+            "debian/patches/docs.patch": DOCS,
+            "debian/patches/fix.patch": FIX_WITH_TEST,
+        },
+    )
+    run = cli("apply", "--python", str(python), cwd=down)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        1,
+        f"hint: src/filelock/_unix.py is under {site} without the leading src/ (the series "
+        "names files as a source tree, an sdist, lays them out), and the installed "
+        "distribution has no tests/test_unix.py (a wheel installs no tests, docs or setup "
+        "files); pass --target an unpacked sdist of the pin instead",
+    )
+    (down / "debian" / "patches" / "series").write_text("docs.patch\nfix.patch\n")
+    run = cli("status", "--python", str(python), cwd=down)
+    assert (run.code, run.out.splitlines()[-1]) == (
+        1,
+        f"hint: src/filelock/_unix.py is under {site} without the leading src/ (the series "
+        "names files as a source tree, an sdist, lays them out), and the installed "
+        "distribution has no docs/conf.py, tests/test_unix.py (a wheel installs no tests, "
+        "docs or setup files); pass --target an unpacked sdist of the pin instead",
+    )
+    assert (site / "filelock" / "_unix.py").read_text(encoding="utf-8") == UNIX

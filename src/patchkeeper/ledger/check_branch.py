@@ -15,6 +15,7 @@ Each difference is reported by file or by topic.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +58,9 @@ class CheckBranchResult:
         topics: the branch's topics in commit order.
         files: how many paths were compared.
         differences: every disagreement; empty when the branch and the files agree.
+        hint: what to do about the differences, one sentence (``""`` when there are none,
+            or only the ledger file's, which say what to do themselves): write the series
+            from the branch, or the branch from the series.
     """
 
     branch: str
@@ -64,6 +68,7 @@ class CheckBranchResult:
     topics: tuple[str, ...]
     files: int
     differences: tuple[BranchDifference, ...]
+    hint: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -280,10 +285,41 @@ def check_branch(
         [t for t in topics if t not in entry_names], series_topics, ledger
     )
     count, files = compare_files(config, root, base_id, branch_id)
+    found = tuple(differences + files)
     return CheckBranchResult(
         branch=branch,
         base=base,
         topics=tuple(topics),
         files=count,
-        differences=tuple(differences + files),
+        differences=found,
+        # a ledger file without its table says itself what to do; the others are the
+        # branch and the series apart
+        hint=_sync_hint(root, base, branch, request)
+        if any(d.kind != "ledger" for d in found)
+        else "",
+    )
+
+
+def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:
+    """The two ways to make the branch and the series agree, each a command line, with the
+    ``--checkout`` and ``--tag`` check-branch was given (the configured ones otherwise); the
+    second after switching a work tree that has the branch checked out to another branch
+    (``import`` does not move such a branch)."""
+    places = gitops.checked_out_at(root, f"refs/heads/{branch}")
+    switch = (
+        f" after 'git -C {shlex.quote(str(places[0]))} switch --detach' (it has the branch "
+        "checked out)"
+        if places
+        else ""
+    )
+    given = ""
+    if request.checkout is not None:
+        given += f" --checkout {shlex.quote(str(request.checkout))}"
+    if request.tag is not None:
+        given += f" --tag {shlex.quote(request.tag)}"
+    span = shlex.quote(f"{base}..{branch}")
+    return (
+        f"to take the branch's work into the series, run 'patchkeeper export --range {span}"
+        f"{given}' and then 'patchkeeper ledger'; to make the branch from the series, "
+        f"'patchkeeper import --branch {shlex.quote(branch)} --force{given}'{switch}"
     )

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.config import Bounds, Config, dotted_key_line, validate
-from patchkeeper.errors import ConfigError, Finding, GitError, TargetError
+from patchkeeper.errors import ConfigError, Finding, GitError, PatchkeeperError, TargetError
 from patchkeeper.ledger.findings import display_path
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import entries_table
@@ -321,8 +321,10 @@ def _pin_of(entry: Entry, root: Path) -> str:
     raise TargetError(f"entry '{entry.name}' has neither 'commit' nor 'pin-file'")
 
 
-def _pin_finding(entry: Entry, root: Path, source: Path, message: str) -> Finding:
-    return Finding("PK506", display_path(source, root), None, f"{entry.name}: {message}")
+def _pin_finding(entry: Entry, root: Path, source: Path, exc: PatchkeeperError) -> Finding:
+    # The error's hint says what to do (fetch the commit, fix the PIN file): kept.
+    where = display_path(source, root)
+    return Finding("PK506", where, None, f"{entry.name}: {exc.message}", exc.hint or "")
 
 
 # --------------------------------------------------------------------------- foreign diffs
@@ -339,7 +341,7 @@ def check_foreign_diff(entry: Entry, checkout: Path, root: Path, source: Path) -
     try:
         commit = gitops.commit_id(checkout, _pin_of(entry, root))
     except (GitError, TargetError) as exc:
-        return [_pin_finding(entry, root, source, exc.message)]
+        return [_pin_finding(entry, root, source, exc)]
     with tempfile.TemporaryDirectory(prefix="patchkeeper-index-") as temporary:
         env = {"GIT_INDEX_FILE": str(Path(temporary) / "index")}
         gitops.run(["read-tree", commit], checkout, env=env)
@@ -388,7 +390,7 @@ def check_vendored(entry: Entry, checkout: Path, root: Path, source: Path) -> li
     try:
         commit = gitops.commit_id(checkout, _pin_of(entry, root))
     except (GitError, TargetError) as exc:
-        return [_pin_finding(entry, root, source, exc.message)]
+        return [_pin_finding(entry, root, source, exc)]
     subdirectory = str(entry.options["subdirectory"]).strip("/")
     pinned = gitops.ls_tree(checkout, commit, subdirectory)
     local = _vendored_files(entry, root)

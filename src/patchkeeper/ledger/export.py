@@ -715,7 +715,8 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         try:
             _, expected = render_commit(root, commit, config, notes.get(commit), patch)
         except ExportError as exc:
-            return [Finding("PK302", where, line, f"cannot re-export {named[:12]}: {exc.message}")]
+            message = f"cannot re-export {named[:12]}: {exc.message}"
+            return [Finding("PK302", where, line, message, exc.hint or "")]
         if expected == patch.raw:
             return []
         at = _first_difference(patch.raw, expected)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import email.utils
 import re
+import shlex
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,6 +249,17 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
             path=root,
             hint="pass --force to move it, or --branch NAME for another",
         )
+    if current is not None:
+        # moving the branch a work tree has checked out leaves its index and files behind
+        # the new commits: git status would show the old branch's work as staged changes
+        for place in gitops.checked_out_at(root, ref):
+            raise SeriesImportError(
+                f"branch {branch} is checked out in {place}: moving it would leave that work "
+                "tree's files and index behind the new commits",
+                path=root,
+                hint=f"switch {place} to another branch first (git -C "
+                f"{shlex.quote(str(place))} switch --detach), or pass --branch NAME for another",
+            )
     patches = load_patches(parse_series(config.series), config.strip)
     date = _committer_date(root, base)
     made: list[tuple[ImportedCommit, bytes, bytes]] = []

@@ -424,8 +424,10 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
 
 
 def _parse_finding(exc: PatchFormatError, where: str) -> Finding:
+    # The parser's hint (regenerate the patch, convert it to UTF-8, ship a binary file as
+    # an overlay) is what to do about the finding: kept as its hint, as apply prints it.
     code = "PK301" if any(w in exc.message for w in _HUNK_COUNT_WORDS) else "PK304"
-    return Finding(code, where, exc.line, exc.message)
+    return Finding(code, where, exc.line, exc.message, exc.hint or "")
 
 
 def lint_patch(

@@ -111,6 +111,12 @@ ENVIRONMENT_CHANGED_HINT = (
     "pass report --python the audited interpreter, or run the evidence commands again in "
     "this environment and then patchkeeper report"
 )
+#: A tree the record read (the downstream, an upstream tree or checkout) changed: another
+#: interpreter (``--python``) would not change it back.
+SOURCE_CHANGED_HINT = (
+    "a tree the record read changed since it was written (an edit, a retire, a port): run "
+    "the evidence commands again on it and then patchkeeper report"
+)
 #: ``runtime check`` ran in another interpreter (or imported other files) than the record's.
 CHECKED_ELSEWHERE_HINT = (
     "run patchkeeper runtime check --python with the interpreter the record measures"

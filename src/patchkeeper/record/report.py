@@ -39,6 +39,7 @@ from patchkeeper.record.reconcile import (
     ENVIRONMENT_CHANGED,
     ENVIRONMENT_CHANGED_HINT,
     RECORD_NOT_CURRENT,
+    SOURCE_CHANGED_HINT,
 )
 from patchkeeper.record.results import RecordCounts, ReportResult
 from patchkeeper.record.settings import ReportSettings, report_settings
@@ -224,6 +225,21 @@ def write_report(config: Config, request: ReportRequest = ReportRequest()) -> Re
     )
 
 
+def _change_hint(change: str, recorded: Environment | None) -> str:
+    """What to do about one change of the environment (``"sources.1.dirty: false ->
+    true"``): a tree the record read (not an installed distribution) changed in its files,
+    which another interpreter would not undo (:data:`SOURCE_CHANGED_HINT`); anything else
+    (the interpreter, the installed distributions, the import origins) may be measured in
+    another interpreter than the audited one (:data:`ENVIRONMENT_CHANGED_HINT`)."""
+    path = change.split(":", 1)[0].split(".")
+    if recorded is not None and len(path) > 1 and path[0] == "sources" and path[1].isdigit():
+        index = int(path[1])
+        sources = recorded.sources
+        if index < len(sources) and sources[index].kind not in ("installed", "absent"):
+            return SOURCE_CHANGED_HINT
+    return ENVIRONMENT_CHANGED_HINT
+
+
 def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
     from patchkeeper.record.audit_md import record_html, record_markdown
 
@@ -261,7 +277,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
                     "",
                     None,
                     f"environment changed: {change}",
-                    ENVIRONMENT_CHANGED_HINT,
+                    _change_hint(change, stored.environment),
                 )
             )
     expected = [(settings.audit_file, record_markdown(record))]

@@ -176,6 +176,8 @@ def check_branch_text(result: CheckBranchResult) -> str:
         )
     lines = [f"{head}: {plural(len(result.differences), 'difference')}"]
     lines += [f"  {d.kind} {d.name}: {d.detail}" for d in result.differences]
+    if result.hint:
+        lines.append(f"hint: {result.hint}")
     return "\n".join(lines)
 
 

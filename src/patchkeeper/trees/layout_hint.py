@@ -125,7 +125,10 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
     Returns:
         When dropping the same number (one or more) of leading directories from every path
         names a file under ``base``: a hint naming those directories, to pass ``--target``
-        an unpacked sdist or to strip that many more; else a hint naming the files (a
+        an unpacked sdist or to strip that many more; when that names some of the files
+        and the others are nowhere (a Debian CVE fix of ``src/waitress/channel.py`` with
+        its ``tests/test_channel.py``): a hint saying both, since stripping would not find
+        the others, to pass ``--target`` an unpacked sdist; else a hint naming the files (a
         Debian series changes ``tests/`` and ``docs/``, which a wheel does not install), to
         pass ``--target`` an unpacked sdist; ``""`` when they are all there.
     """
@@ -146,9 +149,35 @@ def installed_layout_hint(base: Path, missing: Sequence[str]) -> str:
             f"or, to patch the installed files, strip {more} (-pN on the patch's series "
             "line, or strip)"
         )
-    shown = ", ".join(missing[:3]) + (", ..." if len(missing) > 3 else "")
+    moved = {path: prefix for path in missing if (prefix := installed_prefix(base, path))}
+    absent = [path for path in missing if path not in moved]
+    if moved:
+        leading = ", ".join(sorted(set(moved.values())))
+        return (
+            f"hint: {_listed(list(moved))} {'is' if len(moved) == 1 else 'are'} under {base} "
+            f"without the leading {leading} (the series names files as a source tree, an "
+            f"sdist, lays them out), and the installed distribution has no {_listed(absent)} "
+            "(a wheel installs no tests, docs or setup files); pass --target an unpacked sdist "
+            "of the pin instead"
+        )
     return (
-        f"hint: the installed distribution has no {shown}: it holds what its wheel installed, "
-        "not the source tree's tests, docs or setup files the series also changes; pass "
-        "--target an unpacked sdist of the pin instead"
+        f"hint: the installed distribution has no {_listed(missing)}: it holds what its wheel "
+        "installed, not the source tree's tests, docs or setup files the series also "
+        "changes; pass --target an unpacked sdist of the pin instead"
     )
+
+
+def installed_prefix(base: Path, path: str) -> str:
+    """The fewest leading directories of ``path`` (``"src/"``) without which it names a file
+    under ``base`` (an installed distribution or an unpacked wheel: ``src/pkg/mod.py`` of a
+    ``src/`` layout is ``pkg/mod.py`` there), or ``""``."""
+    parts = path.split("/")
+    for drop in range(1, len(parts)):
+        if _all_under(base, ["/".join(parts[drop:])]):
+            return "/".join(parts[:drop]) + "/"
+    return ""
+
+
+def _listed(paths: Sequence[str]) -> str:
+    """The first three of ``paths``, with ``...`` after them when there are more."""
+    return ", ".join(paths[:3]) + (", ..." if len(paths) > 3 else "")

@@ -994,9 +994,12 @@ def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch])
     only the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
     ``setup.py``, ``requirements.txt``, ``tests/``) that a patch changes is not in it and
     reads as gone upstream, which it need not be. The warning names those files (the first
-    five) and the way to judge them: the release's sdist. Nothing is refused: the verdicts
-    of the package's own files hold."""
+    five) and the way to judge them: the release's sdist. A package file of a ``src/``
+    layout (``src/pkg/mod.py``) is in the wheel without its leading directory (``pkg/mod.py``):
+    it is named apart, as there without ``src/``, not as a file a wheel does not install.
+    Nothing is refused: the verdicts of the package's own files hold."""
     from patchkeeper.progress import warn
+    from patchkeeper.trees.layout_hint import installed_prefix
 
     if old is None or not _is_wheel_tree(tree.root) or _is_wheel_tree(old.root):
         return
@@ -1007,18 +1010,40 @@ def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch])
     only_old = [p for p in only_old if not os.path.lexists(tree.base / p)]
     if not only_old:
         return
-    shown = ", ".join(only_old[:5]) + (
-        f" and {len(only_old) - 5} more" if len(only_old) > 5 else ""
-    )
+    # a src/ layout's package file is in the wheel without its leading directory: said
+    # apart, since the audit may follow it there (a file it finds by content) or not
+    moved = {p: prefix for p in only_old if (prefix := installed_prefix(tree.base, p))}
+    absent = [p for p in only_old if p not in moved]
+    parts = []
+    if absent:
+        are = "is" if len(absent) == 1 else "are"
+        parts.append(
+            f"{_files(absent)} the series changes ({_first_five(absent)}) {are} not among "
+            "the files a wheel installs"
+        )
+    if moved:
+        leading = ", ".join(sorted(set(moved.values())))
+        are = "is" if len(moved) == 1 else "are"
+        what = _files(list(moved)) + ("" if absent else " the series changes")
+        parts.append(
+            f"{what} ({_first_five(list(moved))}) {are} in it without the leading {leading}"
+        )
     one = len(only_old) == 1
-    count = f"{len(only_old)} file{'' if one else 's'}"
-    are, they = ("is", "it reads") if one else ("are", "they read")
+    they = "it reads" if one else "they read"
+    gone = "gone upstream" if not moved else "gone upstream or moved"
     warn(
-        f"the new upstream is a wheel and the old pin's tree is not: {count} the series "
-        f"changes ({shown}) {are} not among the files a wheel installs, so {they} as gone "
-        "upstream; pass --to the release's sdist (NAME==VERSION fetches it) to judge "
-        f"{'it' if one else 'them'}"
+        f"the new upstream is a wheel and the old pin's tree is not: {', and '.join(parts)}, "
+        f"so {they} as {gone}; pass --to the release's sdist (NAME==VERSION fetches it) to "
+        f"judge {'it' if one else 'them'}"
     )
+
+
+def _files(paths: Sequence[str]) -> str:
+    return f"{len(paths)} file{'' if len(paths) == 1 else 's'}"
+
+
+def _first_five(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
 
 
 def refuse_changed_pin(

@@ -112,7 +112,15 @@ def tree_layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
     if not paths or any((tree.base / path).exists() for path in paths):
         return ""
     if tree.kind == INSTALLED:
-        return installed_layout_hint(tree.base, paths)
+        # every file of the series the installation lacks, not only the first patch's: a
+        # Debian series often starts with a docs patch, before the code's src/ paths
+        lacking = dict.fromkeys(
+            d.old_path
+            for patch in patches
+            for d in patch.files
+            if d.old_path and not (tree.base / d.old_path).exists()
+        )
+        return installed_layout_hint(tree.base, list(lacking))
     directory = tree.base.relative_to(tree.root).as_posix()
     return layout_hint(tree.root, "" if directory == "." else directory, paths, OPTION_TARGET)
 

@@ -445,6 +445,22 @@ def create_tag(cwd: Path, name: str, commit: str) -> None:
     run(["tag", name, commit], cwd)
 
 
+def checked_out_at(cwd: Path, ref: str) -> list[Path]:
+    """The work trees of the repository at ``cwd`` (the main one and those of ``git
+    worktree add``) whose ``HEAD`` is the branch ``ref`` (``refs/heads/NAME``), as ``git
+    worktree list`` names them: moving that branch would leave their index and files behind
+    it, as ``git branch -f`` refuses to."""
+    listing = run(["worktree", "list", "--porcelain"], cwd)
+    found: list[Path] = []
+    path = ""
+    for field in listing.decode("utf-8", "surrogateescape").splitlines():
+        if field.startswith("worktree "):
+            path = field.removeprefix("worktree ")
+        elif field == f"branch {ref}" and path:
+            found.append(Path(path))
+    return found
+
+
 def update_ref(cwd: Path, ref: str, new: str, old: str | None = None) -> None:
     """Point ``ref`` at ``new`` (only if it is at ``old``, when given; ``""`` = must not exist)."""
     args = ["update-ref", ref, new]

@@ -99,10 +99,10 @@ def try_parts(stmt: ast.Try, conds: Conds) -> list[tuple[list[ast.stmt], Conds]]
     """The blocks of a ``try`` statement, in order, each with the conditions it runs under:
     the body and ``else`` under "try-import" when a handler catches ``ImportError``, each
     handler under its ``except``, ``finally`` under ``conds`` alone."""
-    guarded = any(catches_import_error(h) for h in stmt.handlers)
+    guarding = [h for h in stmt.handlers if catches_import_error(h)]
     inner = (
-        (*conds, CondSpec("try-import", "try: ... except ImportError", stmt.lineno))
-        if guarded
+        (*conds, CondSpec("try-import", guard_text(guarding[0]), stmt.lineno))
+        if guarding
         else conds
     )
     parts: list[tuple[list[ast.stmt], Conds]] = [(stmt.body, inner)]
@@ -151,9 +151,24 @@ def early_exit(
         return (if_conditions(branch)[1],)
     if kind is ast.Try:
         handlers = cast(ast.Try, stmt).handlers
-        if any(catches_import_error(h) and _leaves(h.body) for h in handlers):
-            return (CondSpec("try-import", "try: ... except ImportError", stmt.lineno),)
+        for handler in handlers:
+            if catches_import_error(handler) and _leaves(handler.body):
+                return (CondSpec("try-import", guard_text(handler), stmt.lineno),)
     return ()
+
+
+def guard_text(handler: ast.ExceptHandler) -> str:
+    """The text of a ``try-import`` condition, naming what ``handler`` catches as it is
+    written: ``try: ... except ImportError``, ``try: ... except Exception``, ``try: ...
+    except`` (bare). A handler of ``Exception`` guards an import as well, but the reader
+    looks for the ``except`` line the text names, and the ``try`` may hold no import.
+
+    >>> guard_text(ast.parse("try: pass\\nexcept (ImportError, OSError): pass").body[0].handlers[0])
+    'try: ... except (ImportError, OSError)'
+    """
+    if handler.type is None:
+        return "try: ... except"
+    return f"try: ... except {expression_text(handler.type)}"
 
 
 def run_once(

@@ -108,13 +108,15 @@ def _renamed(
 
 
 def _import_guard(entry: PatchEntry, innermost: bool = False) -> str:
-    """Where ``try: ... except ImportError`` guards ``entry`` (``"file:line"``; the first
+    """Where ``try: ... except ImportError`` (or whatever else its handler catches that
+    takes in an import error, ``Exception``) guards ``entry`` (``"file:line"``; the first
     guard on the way to it, or with ``innermost`` the last), or ``""``."""
     activation = entry.activation
     conditions = activation.conditions if activation is not None else ()
     for condition in reversed(conditions) if innermost else conditions:
         if condition.kind == "try-import":
-            return f"try ... except ImportError at {condition.file}:{condition.line}"
+            guard = condition.text.replace("try: ...", "try ...", 1)
+            return f"{guard} at {condition.file}:{condition.line}"
     return ""
 
 
