@@ -205,7 +205,7 @@ def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
     ("args", "command"),
     [
         (("retire", "x", "--why", "gone", "--json"), "retire"),  # a missing option
-        (("runtime", "lock", "--json"), "runtime lock"),  # of a subcommand
+        (("runtime", "audit", "--json"), "runtime audit"),  # of a subcommand
         (("lint", "--format", "nope", "--json"), "lint"),  # a value that is not a choice
         (("report", "--json", "--python"), "report"),  # an option without its value
         (("port", "--json", "--to"), "port"),  # one that names a release

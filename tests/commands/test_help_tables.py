@@ -97,7 +97,7 @@ def test_help_of_a_release_option_names_the_configured_upstream(
         (("runtime", "audit"), "--to", "The new upstream: ", "."),
         (("runtime", "port"), "--from", "The old upstream: ", pin),
         (("runtime", "port"), "--to", "The new upstream: ", "."),
-        (("runtime", "lock"), "--at", "The audited upstream: ", "."),
+        (("runtime", "lock"), "--at", "The audited upstream: ", pin),
         (("port",), "--to", "The new upstream: ", "."),
         (("upgrade",), "--to", "The new upstream: ", "."),
     ]

@@ -47,6 +47,22 @@ def test_a_work_dir_holding_other_files_is_refused(
     assert _git(down, "status", "--porcelain", "--ignored") == ""
 
 
+def test_a_work_dir_that_is_a_file_is_refused(cli, example: Example) -> None:
+    """A file where the work directory goes: the hint names it, to move it away, or says to
+    configure another work directory; the file is left as it was."""
+    down = example.downstream
+    work = down / ".patchkeeper-port"
+    work.write_text("notes\n")
+    run = cli("port", "--to", "../upstream/minihttp-1.1", cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {work}: the port's work directory is a file\n"
+        f"  hint: move the file {work} away (a port keeps its state in a directory there), "
+        "or set [port] work-dir to a directory of its own\n"
+    )
+    assert work.read_text() == "notes\n"
+
+
 def test_a_killed_ports_leftovers_are_cleared(cli, example: Example) -> None:
     """A run killed after it made ``original/`` and before ``state.json``: the next port
     starts over it."""

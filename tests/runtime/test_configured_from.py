@@ -1,7 +1,7 @@
-"""``runtime audit`` and ``runtime port`` without ``--from``: the old upstream is the
-configured ``upstream==pin`` (the release the plugin's patches are written against, as
-``init`` writes it for a plugin), fetched as ``--from NAME==VERSION`` is; without a
-configured pin the error says what to pass or set.
+"""``runtime audit`` and ``runtime port`` without ``--from`` (``runtime lock`` without
+``--at``): the old upstream is the configured ``upstream==pin`` (the release the plugin's
+patches are written against, as ``init`` writes it for a plugin), fetched as ``--from
+NAME==VERSION`` is; without a configured pin the error says what to pass or set.
 
 The plugin is written by the test in the shape of a real one (:mod:`tinyplug`); the old
 release is the ``tinyup`` 1.0 fixture published as an sdist in a package index the test
@@ -117,6 +117,33 @@ def test_without_from_or_a_configured_pin_the_error_says_what_to_give(
         'and pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
         "tinyup==VERSION writes them for a plugin)",
     ]
+
+
+def test_runtime_lock_reads_the_configured_pin_without_at(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    lock = root / "plug/patch/patchkeeper.lock"
+    given = cli("runtime", "lock", "--at", "tinyup==1.0", cwd=root)
+    written = lock.read_text(encoding="utf-8")
+    lock.unlink()
+    defaulted = cli("runtime", "lock", cwd=root)
+    assert (defaulted.code, defaulted.out, defaulted.err) == (given.code, given.out, "")
+    assert defaulted.out == f"locked 1 target in 1 upstream file at 1.0: {lock}\n"
+    assert lock.read_text(encoding="utf-8") == written
+
+
+def test_runtime_lock_without_at_or_a_configured_pin_says_what_to_give(upstream: Path, cli) -> None:
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP})
+    run = cli("runtime", "lock", cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        f"patchkeeper: error: {root / 'pyproject.toml'}: runtime lock needs the audited "
+        "upstream, the release the plugin's patches are written against: --at is not "
+        "given, and the configuration names the upstream tinyup but no pin",
+        '  hint: pass --at tinyup==VERSION (or a directory), or set upstream = "tinyup" '
+        'and pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
+        "tinyup==VERSION writes them for a plugin)",
+    ]
+    assert not (root / "plug/patch/patchkeeper.lock").exists()
 
 
 def test_the_mcp_tools_let_from_be_left_out() -> None:

@@ -308,6 +308,43 @@ def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> 
     assert missing.code == 2 and "no function or class Nope" in missing.err
 
 
+@pytest.mark.parametrize(
+    ("qualname", "hint"),
+    [
+        # defined in a class: the qualified name to write
+        ("schedule", "{f} defines it as Scheduler.schedule: write {f}::Scheduler.schedule"),
+        # a typo of a name the class defines
+        ("Scheduler.schedul", "did you mean Scheduler.schedule? write {f}::Scheduler.schedule"),
+        # nothing near: what the class defines, or the module at its top
+        ("Scheduler.run", "Scheduler in {f} defines: schedule, make, create"),
+        ("Nope", "{f} defines at its top: Scheduler"),
+    ],
+)
+def test_same_code_of_a_missing_name_says_what_the_file_defines(
+    runtime_trees: Path, cli, qualname: str, hint: str
+) -> None:
+    old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
+    new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"
+    run = cli("runtime", "same-code", f"{old}::{qualname}", f"{new}::Scheduler.schedule")
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {old}: no function or class {qualname}\n"
+        f"  hint: {hint.format(f=old)}\n"
+    )
+
+
+def test_same_code_of_a_name_in_a_file_without_definitions(tmp_path: Path, cli) -> None:
+    constants = tmp_path / "constants.py"
+    constants.write_text("LIMIT = 64\n")
+    run = cli("runtime", "same-code", f"{constants}::LIMIT", str(constants))
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {constants}: no function or class LIMIT\n"
+        f"  hint: {constants} defines no function or class: give the file alone to compare "
+        "it whole\n"
+    )
+
+
 def test_same_code_gives_the_def_line_of_a_changed_argument_list(runtime_trees: Path, cli):
     """An argument list has no line of its own in the AST: the difference is at the ``def``
     line (before: ``:0`` on both sides)."""

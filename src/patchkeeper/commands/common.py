@@ -1,5 +1,6 @@
 """What several commands share: the command line an evidence command keeps when it is run
-from Python, and the old upstream of the runtime commands when ``--from`` is not given."""
+from Python, and the old upstream of the runtime commands when ``--from`` (``runtime lock``:
+``--at``) is not given."""
 
 from __future__ import annotations
 
@@ -36,12 +37,19 @@ def command_line(
     return line
 
 
-def configured_old(config: Config | None, given: str | None, command: str) -> str:
-    """The old upstream of ``command`` (``"runtime audit"``, ``"runtime port"``): ``given``
-    (``--from``), else the configured pin as the requirement ``UPSTREAM==PIN`` (the release
-    the plugin's patches are written against, as ``init`` writes it for a plugin), which is
-    fetched as ``--from NAME==VERSION`` is. ``config`` is the
-    configuration in use, or ``None``.
+def configured_old(
+    config: Config | None,
+    given: str | None,
+    command: str,
+    option: str = OPTION_FROM,
+    what: str = "the old upstream",
+) -> str:
+    """The old upstream of ``command`` (``"runtime audit"``, ``"runtime port"``), or
+    ``what`` it reads through ``option`` (``runtime lock``'s audited upstream, ``--at``):
+    ``given`` (the option's value), else the configured pin as the requirement
+    ``UPSTREAM==PIN`` (the release the plugin's patches are written against, as ``init``
+    writes it for a plugin), which is fetched as ``option NAME==VERSION`` is. ``config`` is
+    the configuration in use, or ``None``.
 
     Raises:
         ConfigError: ``given`` is ``None`` and the configuration names no upstream or no pin
@@ -64,11 +72,11 @@ def configured_old(config: Config | None, given: str | None, command: str) -> st
         where = "and the configuration names no upstream and pin"
     name = upstream or "NAME"
     raise ConfigError(
-        f"{command} needs the old upstream, the release the plugin's patches are written "
-        f"against: --from is not given, {where}",
+        f"{command} needs {what}, the release the plugin's patches are written "
+        f"against: {option} is not given, {where}",
         path=source,
         hint=spelt_for(
-            f'pass --from {name}==VERSION (or a directory), or set upstream = "{name}" and '
+            f'pass {option} {name}==VERSION (or a directory), or set upstream = "{name}" and '
             'pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
             f"{name}==VERSION writes them for a plugin)",
             source,

@@ -350,9 +350,10 @@ def upstream_option(help: str, **kwargs: Any) -> Decorator:
     return click.option(OPTION_UPSTREAM, help=help, **kwargs)
 
 
-def at_option(help: str) -> Decorator:
-    """``--at``: the upstream version something is at (required)."""
-    return click.option(OPTION_AT, "at", required=True, help=help)
+def at_option(help: str, required: bool = True) -> Decorator:
+    """``--at``: the upstream version something is at (``required`` unless the command
+    defaults it)."""
+    return click.option(OPTION_AT, "at", required=required, help=help)
 
 
 def output_option(help: str, type: click.Path = FILE_PATH, *short: str) -> Decorator:

@@ -1,5 +1,6 @@
 """``runtime lock --at RELEASE``: each patched target's sha256 at the audited release, for
-:func:`patchkeeper.guard.check` to compare at import time."""
+:func:`patchkeeper.guard.check` to compare at import time; ``--at`` is the configured
+``upstream==pin`` when not given."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import config_of, emit
+from patchkeeper.commands.common import configured_old
 from patchkeeper.commands.options import (
     RELEASE,
     at_option,
@@ -34,11 +36,13 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
 
 
 @click.command("lock")
-@at_option(f"The audited upstream: {RELEASE}.")
+@at_option(f"The audited upstream: {RELEASE} (default: upstream==pin).", required=False)
 @output_option("The lock file to write (default: <patch-dir>/patchkeeper.lock).")
 @plugin_options
 @json_option
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
-    emit(run(config_of(ctx), request_from(ctx, LockRequest)), as_json)
+    config = config_of(ctx)
+    at = configured_old(config, ctx.params["at"], "runtime lock", OPTION_AT, "the audited upstream")
+    emit(run(config, request_from(ctx, LockRequest, at=at)), as_json)

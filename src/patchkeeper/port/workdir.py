@@ -182,7 +182,8 @@ class WorkDir:
             raise PortStateError(
                 "the port's work directory is a file",
                 path=self.root,
-                hint="set [tool.patchkeeper.port] work-dir to a directory of its own",
+                hint=f"move the file {self.root} away (a port keeps its state in a directory "
+                "there), or set [tool.patchkeeper.port] work-dir to a directory of its own",
             )
         foreign = sorted(
             p.name

@@ -84,9 +84,58 @@ def _load(spec: str) -> tuple[ast.AST, str]:
         raise TargetError(
             f"no function or class {qualname}",
             path=path,
-            hint="write FILE::Class.method with the qualified name",
+            hint=missing_hint(tree, qualname, path_text),
         )
     return node, spec
+
+
+def qualnames(body: list[ast.stmt], prefix: str = "") -> list[str]:
+    """The qualified name of every function and class :func:`find_definition` can find in
+    ``body`` (a module's), in file order: ``Cls``, ``Cls.meth``, ``f.inner``."""
+    found: list[str] = []
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = f"{prefix}{node.name}"
+            found += [name, *qualnames(node.body, f"{name}.")]
+    return found
+
+
+def missing_hint(tree: ast.Module, qualname: str, path: str) -> str:
+    """What to write instead of ``FILE::qualname`` when ``path``'s module ``tree`` defines no
+    such function or class: the definitions of the same last name, else a close name where
+    ``qualname`` stops being found, else the names defined there (the module's top-level
+    names when its first part is not found).
+
+    >>> tree = ast.parse("class Scheduler:\\n    def schedule(self): pass\\n")
+    >>> missing_hint(tree, "schedule", "s.py")
+    's.py defines it as Scheduler.schedule: write s.py::Scheduler.schedule'
+    >>> missing_hint(tree, "Scheduler.schedul", "s.py")
+    'did you mean Scheduler.schedule? write s.py::Scheduler.schedule'
+    >>> missing_hint(tree, "Scheduler.run", "s.py")
+    'Scheduler in s.py defines: schedule'
+    """
+    import difflib
+
+    names = qualnames(tree.body)
+    last = qualname.rpartition(".")[2]
+    same_last = [name for name in names if name.rpartition(".")[2] == last]
+    if same_last:
+        return f"{path} defines it as {' and '.join(same_last)}: write {path}::{same_last[0]}"
+    parts = qualname.split(".")
+    found = 0
+    while ".".join(parts[: found + 1]) in names:
+        found += 1
+    parent = ".".join(parts[:found])
+    start = f"{parent}." if parent else ""
+    inside = [n[len(start) :] for n in names if n.startswith(start) and "." not in n[len(start) :]]
+    where = f"{parent} in {path}" if parent else path
+    if not inside:
+        return f"{where} defines no function or class: give the file alone to compare it whole"
+    close = difflib.get_close_matches(parts[found], inside, n=1, cutoff=0.75)
+    if close:
+        return f"did you mean {start}{close[0]}? write {path}::{start}{close[0]}"
+    more = f" (and {len(inside) - 10} more)" if len(inside) > 10 else ""
+    return f"{where} defines{'' if parent else ' at its top'}: {', '.join(inside[:10])}{more}"
 
 
 def _first_difference(left: ast.AST, right: ast.AST) -> tuple[ast.AST, ast.AST]:
