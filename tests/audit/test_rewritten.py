@@ -437,3 +437,70 @@ def test_a_shortened_message_is_a_new_string_not_one_the_pin_had(tmp_path: Path)
         "self.assertContained('error: unable to find library -lnothere', err)",
         "self.assertContained('error: initial memory too small', err)",
     )
+
+
+CLIENT_OLD = """def fetch(url, session):
+    session.headers.update(user_agent=AGENT)
+    response = session.get(url, timeout=300, limit=POOLS)
+    return response.json()
+"""
+
+# the patch sizes the connection pool: its number and its name are new to the pin, which has
+# them only inside longer tokens (300, POOLS)
+POOL_PATCH = """Subject: size the connection pool
+---
+--- a/pkg/client.py
++++ b/pkg/client.py
+@@ -1,4 +1,7 @@
+ def fetch(url, session):
+     session.headers.update(user_agent=AGENT)
++    session.trust_env = False
++    session.mount("https://", make_adapter(pool=30, block=True))
++    session.mount("http://", make_adapter(pool=POOL, block=True))
+     response = session.get(url, timeout=300, limit=POOLS)
+     return response.json()
+"""
+
+# upstream sizes the pool too, with another number and another name
+CLIENT_NEW = """def fetch(url, session):
+    session.headers.update(user_agent=DEFAULT_AGENT)
+    session.trust_env = False
+    session.mount("https://", make_adapter(pool=60, block=True))
+    session.mount("http://", make_adapter(pool=POOL_SIZE, block=True))
+    response = session.get(url, timeout=300, limit=POOLS)
+    return response.json()
+"""
+
+
+def test_a_number_or_name_inside_a_longer_token_of_the_pin_is_new(tmp_path: Path) -> None:
+    # 30 and POOL are the patch's own: upstream's 60 and POOL_SIZE are other lines, not
+    # the patch's respelled, although the pin's 300 and POOLS hold their text
+    old = {"pkg/client.py": CLIENT_OLD}
+    new = {"pkg/client.py": CLIENT_NEW}
+    [verdict] = judge(tmp_path, new, [("pool.patch", POOL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("conflict", "port")
+    [share] = verdict.shares
+    assert (share.counted, share.respelled) == ((1, 3), ())
+    assert share.missing == (
+        'session.mount("https://", make_adapter(pool=30, block=True))',
+        'session.mount("http://", make_adapter(pool=POOL, block=True))',
+    )
+    # where the pin has them as whole tokens, they are not the change: upstream's lines
+    # respell it
+    whole = "\n\nDEFAULT_POOL = POOL = 30\n"
+    old = {"pkg/client.py": CLIENT_OLD + whole}
+    new = {"pkg/client.py": CLIENT_NEW + whole}
+    [verdict] = judge(tmp_path / "b", new, [("pool.patch", POOL_PATCH)], old)
+    assert (verdict.verdict, verdict.action) == ("upstreamed", "retire")
+    [share] = verdict.shares
+    assert (share.counted, share.missing) == ((3, 3), ())
+    assert share.respelled == (
+        (
+            'session.mount("https://", make_adapter(pool=30, block=True))',
+            'session.mount("https://", make_adapter(pool=60, block=True))',
+        ),
+        (
+            'session.mount("http://", make_adapter(pool=POOL, block=True))',
+            'session.mount("http://", make_adapter(pool=POOL_SIZE, block=True))',
+        ),
+    )

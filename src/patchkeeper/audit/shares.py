@@ -10,6 +10,7 @@ index, one pass), or spelled differently (:func:`respelled_as`).
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -231,20 +232,83 @@ def _body(token: bytes) -> bytes:
     return token[1:-1] if token[:1] == b'"' and len(token) >= 2 else token
 
 
-def _at_pin(token: bytes, pin: bytes) -> bool:
-    """Whether the old pin (``pin``: its bytes) has ``token``: a name or a number anywhere, a
-    string literal only as a whole literal in either quote. A patch that shortens a message
-    (``'wasm-ld: error: x'`` to ``'error: x'``) introduces a new literal although the old
-    one contains its text; read as a substring, the new literal would pass for one the pin
-    had, and any line of the same frame with another message for its respelling.
+#: The names and numbers of a file, read as :func:`patchkeeper.series.substantive_lines.tokens`
+#: reads them (``30`` is not a part of ``300``, ``POOL`` not a part of ``POOLS``), wherever
+#: they are (code, strings, comments).
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*|\d[\w.]*")
+#: An attribute of ``self`` or ``cls``: one name to :func:`_names`.
+_ATTRIBUTE = re.compile(rb"\b(self|cls)\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)")
 
-    >>> _at_pin(b'"error: x"', b"f('wasm-ld: error: x')"), _at_pin(b'"error: x"', b"f('error: x')")
-    (False, True)
+
+@dataclass(frozen=True)
+class PinText:
+    """The old pin's file as :func:`_at_pin` reads it.
+
+    Attributes:
+        data: the file's bytes (string literals are looked for there).
+        words: its names and numbers as whole tokens (:data:`_WORD`), each word of a
+            name written with underscores (``certificates`` of
+            ``load_der_certificates``), and each attribute of ``self`` or ``cls`` as one
+            (``self.buffer``).
     """
-    if token[:1] != b'"' or len(token) < 2:
-        return token in pin
-    body = token[1:-1]
-    return b'"' + body + b'"' in pin or b"'" + body + b"'" in pin
+
+    data: bytes
+    words: frozenset[bytes]
+
+
+_PIN_TEXTS: dict[int, PinText] = {}
+
+
+def pin_text(data: bytes) -> PinText:
+    """The :class:`PinText` of a file's bytes ``data``, built once per content (cached):
+    every added line of a patch is weighed against the same pin file."""
+    key = hash(data)
+    cached = _PIN_TEXTS.get(key)
+    if cached is not None and (cached.data is data or cached.data == data):
+        return cached
+    if len(_PIN_TEXTS) > 512:
+        _PIN_TEXTS.clear()
+    words = set(_WORD.findall(data))
+    words.update(
+        part
+        for word in list(words)
+        if b"_" in word and not word[:1].isdigit()
+        for part in word.split(b"_")
+        if part[:1].isalpha()
+    )
+    words.update(m.group(1) + b"." + m.group(2) for m in _ATTRIBUTE.finditer(data))
+    text = PinText(data, frozenset(words))
+    _PIN_TEXTS[key] = text
+    return text
+
+
+def _at_pin(token: bytes, pin: PinText) -> bool:
+    """Whether the old pin (``pin``) has ``token``: a number as a whole token anywhere in
+    the file, a name as a whole token or as a word of one written with underscores, a
+    string literal only as a whole literal in either quote, another token (a bracket, an
+    operator) anywhere. A token the patch introduces is what its change is about, whatever
+    longer token holds its text: ``30`` is a new number where the pin has only ``300``,
+    ``POOL`` a new name where it has only ``POOLS``; a name made of a word the pin's names
+    are made of (``certificates`` where the pin calls ``load_der_certificates``) is one a
+    respelling may drop or rename, as upstream names a local its own way. Likewise a patch
+    that shortens a message (``'wasm-ld: error: x'`` to ``'error: x'``) introduces a new
+    literal although the old one contains its text; read as a substring, the new literal
+    would pass for one the pin had, and any line of the same frame with another message for
+    its respelling.
+
+    >>> pin = pin_text(b"load_der_x(POOLS, 'wasm-ld: error: x', timeout=300)")
+    >>> _at_pin(b'"error: x"', pin), _at_pin(b'"wasm-ld: error: x"', pin)
+    (False, True)
+    >>> _at_pin(b"30", pin), _at_pin(b"300", pin), _at_pin(b"POOL", pin), _at_pin(b"der", pin)
+    (False, True, False, True)
+    """
+    first = token[:1]
+    if first == b'"' and len(token) >= 2:
+        body = token[1:-1]
+        return b'"' + body + b'"' in pin.data or b"'" + body + b"'" in pin.data
+    if first.isalnum() or first == b"_":
+        return token in pin.words
+    return token in pin.data
 
 
 def _same_name(a: bytes, b: bytes) -> bool:
@@ -259,11 +323,11 @@ CONTRARY = "contrary"
 
 
 def _respelling(
-    matcher: SequenceMatcher[bytes], candidate: list[bytes], wanted: list[bytes], pin: bytes
+    matcher: SequenceMatcher[bytes], candidate: list[bytes], wanted: list[bytes], pin: PinText
 ) -> str | None:
     """What ``candidate`` (``matcher``'s first sequence) is to ``wanted``: :data:`RESPELLED`
     when at most :data:`RESPELLED_MAX_TOKENS` tokens changed on either side and every token
-    of ``wanted`` that the candidate lacks was already at the pin (``pin``: its bytes): a
+    of ``wanted`` that the candidate lacks was already at the pin (``pin``, :func:`_at_pin`): a
     token the patch introduces (a new name, a new string) is what the change is about;
     upstream writing another one there is another change. :data:`CONTRARY` when the line is
     such a respelling but for tokens that turn its meaning (:func:`_turns`: a negation
@@ -290,15 +354,15 @@ def _respelling(
     return CONTRARY if contrary else RESPELLED
 
 
-def _keys(wanted: list[bytes], pin: bytes) -> tuple[bytes, ...]:
+def _keys(wanted: list[bytes], pin: PinText) -> tuple[bytes, ...]:
     """What a respelling of ``wanted`` must contain one of (a prefilter): the longest token
-    the old pin lacks (the patch introduces it, so a respelling keeps it), or, when the pin
-    has every token (any of them may be a renamed name), the
+    the old pin lacks (:func:`_at_pin`: the patch introduces it, so a respelling keeps it),
+    or, when the pin has every token (any of them may be a renamed name), the
     ``RESPELLED_MAX_TOKENS + 1`` longest, one of which is kept (without underscores around,
     :func:`_same_name`)."""
     bodies = sorted({_body(t).strip(b"_") for t in wanted} - {b""}, key=len, reverse=True)
-    literals = {_body(t).strip(b"_") for t in wanted if t[:1] == b'"' and not _at_pin(t, pin)}
-    new = [body for body in bodies if body in literals or body not in pin]
+    introduced = {_body(t).strip(b"_") for t in wanted if not _at_pin(t, pin)}
+    new = [body for body in bodies if body in introduced]
     if new:
         return (new[0],)
     return tuple(bodies[: RESPELLED_MAX_TOKENS + 1]) or (b"_",)
@@ -350,8 +414,8 @@ def nearest_lines(
     if len(wanted) < RESPELLED_MIN_TOKENS:
         return None, _contrary_short(wanted, new, pin)
     pin_index = file_index(pin.lines)
-    pin_bytes = pin.data
-    keys = _keys(wanted, pin_bytes)
+    pin_words = pin_text(pin.data)
+    keys = _keys(wanted, pin_words)
     empty: list[bytes] = []
     matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
     best: dict[str, tuple[float, bytes]] = {}
@@ -367,7 +431,7 @@ def nearest_lines(
         score = matcher.ratio()
         if score < ratio:
             continue
-        found = _respelling(matcher, names, wanted, pin_bytes)
+        found = _respelling(matcher, names, wanted, pin_words)
         if found is None or (found in best and score <= best[found][0]):
             continue
         if not pin_index.has(text):
@@ -391,7 +455,7 @@ def _contrary_short(wanted: list[bytes], new: FileState, pin: FileState) -> str 
     pin_index = file_index(pin.lines)
     empty: list[bytes] = []
     matcher = SequenceMatcher(None, empty, wanted, autojunk=False)
-    for number in _holding(new, _keys(wanted, pin.data)):
+    for number in _holding(new, _keys(wanted, pin_text(pin.data))):
         text = substantive(new.lines[number])
         if text is None:
             continue
