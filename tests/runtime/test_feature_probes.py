@@ -39,8 +39,15 @@ def _entry(*conditions: tuple[str, str]) -> PatchEntry:
     [
         (("if", "not hasattr(Request, 'in_flight')"), ("hup.request.Request", "in_flight", True)),
         (("if", 'hasattr(Request, "in_flight")'), ("hup.request.Request", "in_flight", False)),
-        # the else branch of a probe runs when it is false
-        (("else", "hasattr(Request, 'in_flight')"), ("hup.request.Request", "in_flight", True)),
+        # the else branch of a probe runs when it is false: its text is the negated test
+        (
+            ("else", "not (hasattr(Request, 'in_flight'))"),
+            ("hup.request.Request", "in_flight", True),
+        ),
+        (
+            ("else", "not (not hasattr(Request, 'in_flight'))"),
+            None,
+        ),
         (("if", "not hasattr(hup.utils, 'helper')"), ("hup.utils", "helper", True)),
         # a name the file does not import, a computed attribute, a compound test: no probe
         (("if", "not hasattr(request, 'in_flight')"), None),

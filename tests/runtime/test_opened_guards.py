@@ -11,7 +11,8 @@ decision is *look*, the guard and the module named (before: *retain*, "unchanged
 target upstream left alone, and *update*, "new upstream", for one the new module brings).
 The same guards on modules both releases have, or on another library, decide nothing, nor
 does a new module imported after the patch statement in its ``try`` (the patch ran before
-the import failed): the other rules' decisions stand. The upstream releases and the plugin are written by the test."""
+the import failed), nor the ``else`` of a probe, which ran at 1.0 and no longer runs at 2.0
+(dead there: *remove*): the other rules' decisions stand. The upstream releases and the plugin are written by the test."""
 
 from __future__ import annotations
 
@@ -101,6 +102,18 @@ if hasattr(Request, "tokens"):
 
     Request.tokens = tokens
 """
+#: Counts them its own way where upstream's Request lacks the method (1.0): the else branch.
+FALLBACK = """from oup.engine.request import Request
+
+if hasattr(Request, "tokens"):
+    pass
+else:
+
+    def tokens(self):
+        return [int(i) for i in self.ids]
+
+    Request.tokens = tokens
+"""
 REQUEST = "class Request:\n    def __init__(self, ids):\n        self.ids = ids\n"
 TOKENS = "\n    def tokens(self):\n        return self.ids\n"
 
@@ -146,11 +159,14 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
             "pyproject.toml": pyproject(
                 "oplug", {"oplug": "oplug:register"}, group="oup.plugins", upstream="oup"
             ),
-            "oplug/__init__.py": "def register():\n    from oplug.patch import config, ops, probe\n",
+            "oplug/__init__.py": (
+                "def register():\n    from oplug.patch import config, fallback, ops, probe\n"
+            ),
             "oplug/patch/__init__.py": "",
             "oplug/patch/config.py": CONFIG,
             "oplug/patch/ops.py": OPS,
             "oplug/patch/probe.py": PROBE,
+            "oplug/patch/fallback.py": FALLBACK,
         },
     )
     result = audit.audit_runtime(load_config(plugin / "pyproject.toml"), old=str(old), new=str(new))
@@ -166,6 +182,19 @@ def test_a_patch_a_guard_opens_at_the_new_release_is_looked_at(tmp_path: Path) -
         ),
         # a probe of a module both releases have decides nothing
         ("oup.engine.args.Args", "retain", (SAME.format("oup.engine.args.Args"),)),
+        # the else branch of the probe ran at 1.0 and no longer runs at 2.0: not opened, dead
+        (
+            "oup.engine.request.Request.tokens",
+            "remove",
+            (
+                "its feature probe is false at 2.0 (oplug/patch/fallback.py:3: not "
+                "(hasattr(Request, 'tokens'))): upstream's oup.engine.request.Request has "
+                "tokens, so the branch the patch is in no longer runs: dead code there",
+                "oup.engine.request.Request.tokens is not in the old upstream "
+                "(oup.engine.request.Request has no tokens) but is found in the new one at "
+                "oup.engine.request.Request.tokens",
+            ),
+        ),
         (
             "oup.ops.gather.gather",
             "look",

@@ -66,8 +66,8 @@ def probes(entry: PatchEntry, table: Table) -> list[Probe]:
         if bound is None:
             continue
         dotted = f"{bound.dotted}.{rest}" if rest else bound.dotted
-        missing = bool(found["negated"]) != (condition.kind == "else")
-        out.append(Probe(condition, dotted, found["attribute"], missing))
+        # an ``else`` condition's text is already its ``if`` test negated (``not (...)``)
+        out.append(Probe(condition, dotted, found["attribute"], bool(found["negated"])))
     return out
 
 
