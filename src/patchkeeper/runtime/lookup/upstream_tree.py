@@ -91,6 +91,24 @@ def _definition(node: ast.stmt, qual: str, conditional: bool, table: Table) -> D
     return Definition(qual, "value", start, end, conditional=conditional)
 
 
+def _aliased_away(before: Definition | None, after: Definition) -> bool:
+    """Whether ``after``, a later binding of a name ``before`` defines, leaves ``before``
+    the definition of record: ``before`` is an unconditional function or class and
+    ``after`` an assignment inside ``if``/``try`` (``if current_platform.is_cpu():
+    causal_conv1d_update = causal_conv1d_update_cpu``). The name binds the function
+    wherever the test fails, which is where a patch of it runs unless the plugin is for
+    the platform tested; the assignment holds no code to compare, and reading it as the
+    name's definition would make a change of kind out of a branch added for another
+    platform."""
+    return (
+        before is not None
+        and not before.conditional
+        and before.kind in ("function", "class")
+        and after.conditional
+        and after.kind == "value"
+    )
+
+
 def summarize(
     source: bytes, module: str, file: str, is_package: bool, path: str | None = None
 ) -> ModuleSummary:
@@ -127,6 +145,8 @@ def summarize(
             for name in targets:
                 qual = f"{prefix}{name}"
                 definition = _definition(node, qual, conditional, table)
+                if _aliased_away(summary.definitions.get(qual), definition):
+                    continue
                 if definition is not None:
                     summary.definitions[qual] = definition
                     if prefix == "":
