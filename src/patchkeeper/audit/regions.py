@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from patchkeeper.audit.scopes import _DEFINES, _indent
+from patchkeeper.audit.scopes import DEFINES, statement_indent
 from patchkeeper.series.filekinds import C_FAMILY, PYTHON, language_of
 from patchkeeper.series.hunks import locate
 from patchkeeper.series.model import ADDED, REMOVED, Hunk
@@ -81,14 +81,14 @@ class Region:
 def _python_start(lines: Sequence[bytes], anchor: bytes, before: int) -> int | None:
     """The index of the ``def`` or ``class`` holding ``anchor``, read from ``lines[:before]``
     upwards by indentation (:func:`patchkeeper.audit.scopes.scope_of`), or ``None``."""
-    level = _indent(anchor)
+    level = statement_indent(anchor)
     if level is None:
         return None
     for index in range(min(before, len(lines)) - 1, -1, -1):
-        indent = _indent(lines[index])
+        indent = statement_indent(lines[index])
         if indent is None or indent >= level:
             continue
-        if _DEFINES.match(lines[index]):
+        if DEFINES.match(lines[index]):
             return index
         if indent == 0:
             return None
@@ -99,9 +99,9 @@ def _python_start(lines: Sequence[bytes], anchor: bytes, before: int) -> int | N
 def _python_end(lines: Sequence[bytes], start: int) -> int:
     """The index after the last line of the ``def`` or ``class`` at ``start``: the first
     statement indented no deeper than it, or the end of the file."""
-    level = _indent(lines[start]) or 0
+    level = statement_indent(lines[start]) or 0
     for index in range(start + 1, len(lines)):
-        indent = _indent(lines[index])
+        indent = statement_indent(lines[index])
         if indent is not None and indent <= level:
             return index
     return len(lines)
@@ -147,7 +147,7 @@ def _span(lines: Sequence[bytes], start: int, python: bool) -> tuple[int, int]:
 
 def _defines(line: bytes, name: str, python: bool) -> bool:
     if python:
-        match = _DEFINES.match(line)
+        match = DEFINES.match(line)
         return match is not None and match.group(1).decode("utf-8", "replace") == name
     return _header_name(line) == name
 
@@ -165,7 +165,7 @@ def _pin_function(
     start = (at if at is not None else max(hunk.old_start, 1)) - 1
     changes = [i for i, line in enumerate(hunk.lines) if line.kind in (ADDED, REMOVED)]
     # the first changed statement: a comment or blank line tells no indentation
-    changed = next((i for i in changes if _indent(hunk.lines[i].text) is not None), None)
+    changed = next((i for i in changes if statement_indent(hunk.lines[i].text) is not None), None)
     if changed is None:
         return None
     before = start + sum(1 for line in hunk.lines[:changed] if line.kind != ADDED)
@@ -179,7 +179,7 @@ def _pin_function(
     span = _span(pin, first, python)
     if not python and span[1] <= before:
         return None  # the hunk is past the function's closing brace: between functions
-    name = _DEFINES.match(pin[first]) if python else None
+    name = DEFINES.match(pin[first]) if python else None
     text = name.group(1).decode("utf-8", "replace") if name else _header_name(pin[first])
     return (text, span) if text else None
 
