@@ -272,6 +272,12 @@ def test_the_header_lowers_the_share_written_differently_needs(tmp_path: Path) -
         "added lines already upstream (strongest: pkg/multipart.py 2/4); to do: retire (after "
         "reviewing the lines not found)"
     )
-    # half of the lines, without the header's word, is not enough
+    # half of the lines, without the header's word, is not enough to retire it; the method
+    # it changes is gone from the file, with its lines: a person decides
     [verdict] = judge(tmp_path / "b", new, patches, old, version="3.0.0")
-    assert (verdict.verdict, verdict.action, verdict.applied_upstream) == ("conflict", "port", "")
+    assert (verdict.verdict, verdict.action, verdict.applied_upstream) == ("conflict", "look", "")
+    assert (verdict.rule, verdict.rewritten) == (
+        "function-rewritten",
+        "upstream rewrote the function pkg/multipart.py #1 changes: since the pin, `next_event` "
+        "(pkg/multipart.py #1) is gone from the file, which holds 1 of the hunk's 6 lines",
+    )

@@ -112,7 +112,8 @@ def test_a_conflict_whose_described_issue_the_changelog_names_is_a_look(
     assert verdict.summary == (
         "pkg/parser.py #1 fails at fuzz 0 (closest: pkg/parser.py line 6, 2 of 5 lines match); "
         "0 of 2 substantive added lines already upstream (strongest: pkg/parser.py 0/2); "
-        "the new release's changelog names 1537: CHANGES.rst line 7: '- Fix issue with "
+        "since the pin, 1 of the 5 lines of `parse_starttag` (pkg/parser.py #1) changed, 5 of "
+        "the hunk's 5 lines left there; the new release's changelog names 1537: CHANGES.rst line 7: '- Fix issue with "
         "unclosed HTML tag `<foo` in Python 3.19 (#1537).', a reason to look; to do: look "
         "(the changelog names its fix, the content differs)"
     )

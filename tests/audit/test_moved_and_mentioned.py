@@ -70,8 +70,9 @@ def test_a_hunk_whose_code_moved_names_the_place(tmp_path: Path) -> None:
     assert verdict.summary == (
         "pkg/client.py #1 fails at fuzz 0; "
         "pkg/client.py #1: its context is in pkg/redirects.py (line 4, 5 of 5 context lines there); 0 of "
-        "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); its code "
-        "moved to another file, where it lands with its + and - lines unchanged: pkg/client.py "
+        "1 substantive added lines already upstream (strongest: pkg/client.py 0/1); since the "
+        "pin, `redirect` (pkg/client.py #1) is gone from the file, which holds 0 of the hunk's "
+        "5 lines; its code moved to another file, where it lands with its + and - lines unchanged: pkg/client.py "
         "#1 in pkg/redirects.py; to do: carry (refresh it: its hunks land with their + and - "
         "lines unchanged)"
     )

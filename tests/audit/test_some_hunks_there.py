@@ -112,7 +112,9 @@ def test_a_failing_patch_with_a_hunk_upstream_took_is_left_to_a_person(tmp_path:
     assert verdict.summary == (
         "mail/session.py #1 fails at fuzz 0 (closest: mail/session.py line 13, 1 of 6 lines"
         " match); already upstream: mail/session.py #2; 2 of 5 substantive added lines already"
-        " upstream (strongest: mail/session.py 2/5); upstream has some of its hunks, with code"
+        " upstream (strongest: mail/session.py 2/5); since the pin, 4 of the 6 lines of"
+        " `handle` (mail/session.py #1) changed, 2 of the hunk's 5 lines left there; upstream"
+        " has some of its hunks, with code"
         " the old pin lacks: mail/session.py #2 (1 of 2 hunks there); to do: look (upstream"
         " took part of it; decide whether the failing hunks are still needed)"
     )

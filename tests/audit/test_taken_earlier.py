@@ -104,7 +104,9 @@ def test_backport_rewritten_after_upstream_took_it_stays_upstreamed(tmp_path: Pa
     assert new.verdicts[0].summary == (
         "upstream took it in 1.1 and has rewritten its lines since: pkg/worker.py #1 fails at "
         "fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines match); 0 of 1 substantive added "
-        "lines already upstream (strongest: pkg/worker.py 0/1); to do: retire (upstream has it)"
+        "lines already upstream (strongest: pkg/worker.py 0/1); since the pin, 4 of the 10 "
+        "lines of `transfer_async` (pkg/worker.py #1) changed, 5 of the hunk's 7 lines left "
+        "there; to do: retire (upstream has it)"
     )
 
 

@@ -46,7 +46,10 @@ AUDIT_80 = """\
                                                 7 lines match); 0 of 1
                                                 substantive added lines already
                                                 upstream (strongest: retry.py
-                                                0/1); the later patch
+                                                0/1); since the pin, 2 of the 16
+                                                lines of `Retry` (retry.py #1)
+                                                changed, 1 of the hunk's 2 lines
+                                                left there; the later patch
                                                 redirect-strip-api-key.patch
                                                 rewrites the lines it adds; to
                                                 do: port (rework the failing
@@ -81,7 +84,9 @@ AUDIT_60_HEAD = """\
 CONFLICT_ROW = (
     "  redirect-strip-proxy-auth.patch  conflict     retry.py #1 fails at fuzz 0 (closest: "
     "retry.py line 8, 6 of 7 lines match); 0 of 1 substantive added lines already upstream "
-    "(strongest: retry.py 0/1); the later patch redirect-strip-api-key.patch rewrites the "
+    "(strongest: retry.py 0/1); since the pin, 2 of the 16 lines of `Retry` (retry.py #1) "
+    "changed, 1 of the hunk's 2 lines left there; the later patch redirect-strip-api-key.patch "
+    "rewrites the "
     "lines it adds; to do: port (rework the failing hunks)"
 )
 

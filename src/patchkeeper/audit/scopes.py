@@ -16,10 +16,11 @@ from collections.abc import Iterable, Sequence
 
 from patchkeeper.series.model import ADDED, REMOVED, Hunk
 
-_DEFINES = re.compile(rb"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
+#: A line that starts a ``def`` or ``class``, its name the group.
+DEFINES = re.compile(rb"^\s*(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 
 
-def _indent(line: bytes) -> int | None:
+def statement_indent(line: bytes) -> int | None:
     """The indentation of a line that starts a statement, or ``None``: a blank line, a
     comment, or a line that closes brackets (the end of a ``def``'s signature written over
     several lines, ``):``, is indented less than its body but holds no scope of its own)."""
@@ -39,14 +40,14 @@ def scope_of(line: bytes, before: Iterable[bytes]) -> str | None:
     >>> scope_of(b"x = 1\\n", [b"def f():\\n"]) is None
     True
     """
-    level = _indent(line)
+    level = statement_indent(line)
     if level is None:
         return None
     for earlier in before:
-        indent = _indent(earlier)
+        indent = statement_indent(earlier)
         if indent is None or indent >= level:
             continue
-        match = _DEFINES.match(earlier)
+        match = DEFINES.match(earlier)
         if match:
             return match.group(1).decode("utf-8", "replace")
         if indent == 0:
@@ -61,7 +62,7 @@ def defined_names(lines: Sequence[bytes]) -> frozenset[str]:
     >>> sorted(defined_names([b"class A:\\n", b"    async def run(self):\\n", b"x = 1\\n"]))
     ['A', 'run']
     """
-    found = (_DEFINES.match(line) for line in lines)
+    found = (DEFINES.match(line) for line in lines)
     return frozenset(m.group(1).decode("utf-8", "replace") for m in found if m)
 
 

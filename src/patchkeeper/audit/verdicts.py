@@ -78,6 +78,7 @@ from patchkeeper.audit.mentions import Mention, new_mentions, references
 from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
+from patchkeeper.audit.regions import Region, hunk_region, region_text
 from patchkeeper.audit.requirement_moves import requirements_met
 from patchkeeper.audit.reworded import reworded
 from patchkeeper.audit.rules import Rule
@@ -225,7 +226,8 @@ class PatchVerdict:
             changes (:func:`_reworded_at_place`), or, for a tests-only patch that skips
             tests, changed those tests (:func:`_skipped_changed`), or that the new release
             has some of its hunks by code the old pin lacked (:func:`_some_hunks_there`),
-            or for a *target gone*
+            or that upstream rewrote (or removed) the function every failing hunk of a
+            code patch changes (:func:`_function_rewritten`), or for a *target gone*
             patch, that the files its content moved to have every line it adds
             (:func:`_added_where_moved`), or for a *blocked* patch, that upstream has
             some of the hunks of the patch it needs (:func:`_blocker_partly_upstream`),
@@ -1257,7 +1259,6 @@ def _judge_failing(
         if mentions:
             text += "; " + _mention_text(mentions)
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
-    verdict = _conflict(patch, statuses, shares, outcome, kind, mentions)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
     if not rewritten:
         rewritten, rule = _reworded_at_place(ws, patch, statuses), Rule.REWORDED_AT_PLACE
@@ -1270,10 +1271,97 @@ def _judge_failing(
         )
     if not rewritten:
         rewritten, rule = _include_swapped(ws, patch, statuses, kind), Rule.INCLUDE_SWAPPED
+    regions = _regions(ws, patch, statuses, kind, ctx.pin)
+    if not rewritten:
+        rewritten, rule = (
+            _function_rewritten(patch, statuses, kind, regions),
+            Rule.FUNCTION_REWRITTEN,
+        )
+    facts = ""
+    if regions and not (rewritten and rule == Rule.FUNCTION_REWRITTEN):
+        # the facts, whatever the action: how much of what it changes upstream rewrote
+        namer = hunk_namer(statuses)
+        facts = region_text([(namer(status), region) for status, region in regions])
+    verdict = _conflict(patch, statuses, shares, outcome, kind, mentions, facts)
     if rewritten:
         summary = f"{verdict.summary}; {rewritten}"
         verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
     return verdict
+
+
+#: How :func:`_function_rewritten`'s evidence starts.
+FUNCTION_REWRITTEN_TEXT = "upstream rewrote the function"
+#: More than this share of a function's lines changed since the pin: it was rewritten.
+REWRITTEN_SHARE = 0.75
+#: Less than this share of a hunk's pre-image is left in the rewritten function.
+LEFT_SHARE = 0.5
+
+
+def _function_rewritten(
+    patch: Patch,
+    statuses: Sequence[HunkVerdict],
+    kind: str,
+    regions: Sequence[tuple[HunkVerdict, Region]],
+) -> str | None:
+    """The evidence that upstream rewrote, since the pin, the functions a code patch's
+    failing hunks change: of the files that decide the verdict (:func:`decides`), no hunk
+    applies, and every failing hunk edits a function (:func:`_regions`) of which the new
+    release changed more than :data:`REWRITTEN_SHARE` of the lines, or which the new file
+    no longer defines, and less than :data:`LEFT_SHARE` of the hunk's pre-image lines are
+    left in it (in the file, for a function gone: its code may have moved to another one
+    there; not when its context is in another file, where the code moved); else ``None``.
+
+    The hunk does not fail over a detail beside it: the code it edits is not there any
+    more, rewritten as upstream saw fit, as often with upstream's own fix of the same
+    problem as without it. The trees cannot tell which without the patch's own lines (which
+    were not found, or an earlier rule would have said so), so a person decides (*look*)
+    rather than port lines into a function that no longer reads as they expect."""
+    if kind != CODE:
+        return None
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
+        return None
+    found = {(status.path, status.patch_line): region for status, region in regions}
+    chosen = []
+    for status, _diff, _hunk in each:
+        region = found.get((status.path, status.patch_line))
+        if region is None or status.moved_to:
+            return None  # no function, or its code moved to another file: not rewritten
+        rewritten = region.gone or region.changed_share > REWRITTEN_SHARE
+        if not rewritten or region.left_share >= LEFT_SHARE:
+            return None
+        chosen.append((status, region))
+    named = hunk_namer(statuses)
+    facts = region_text([(named(status), region) for status, region in chosen])
+    done = _failing_do([status for status, _region in chosen], "changes", "change")
+    return f"{FUNCTION_REWRITTEN_TEXT} {done}: {facts}"
+
+
+def _regions(
+    ws: Workspace, patch: Patch, statuses: Sequence[HunkVerdict], kind: str, pin: TreeSearch | None
+) -> list[tuple[HunkVerdict, Region]]:
+    """Each failing hunk of the files that decide the verdict (:func:`decides`) with the
+    :class:`~patchkeeper.audit.regions.Region` it edits (how much of that function upstream
+    changed since the pin), for the hunks that edit a function; ``[]`` without the pin."""
+    if pin is None:
+        return []
+    hunks = {(d.path, h.line_no): (d, h) for d in patch.files for h in d.hunks}
+    out = []
+    for status in statuses:
+        if status.status != FAILS or not decides(status.path, kind):
+            continue
+        found = hunks.get((status.path, status.patch_line))
+        if found is None or creates_file(found[0]):
+            continue
+        diff, hunk = found
+        old = pin.state(diff.old_path or diff.path)
+        new = ws.get(diff.old_path or diff.path)
+        if old is None or new is None:
+            continue
+        region = hunk_region(diff.path, hunk, old.lines, new.lines)
+        if region is not None:
+            out.append((status, region))
+    return out
 
 
 #: A name in code: what :func:`_taken_out` counts.
@@ -2180,7 +2268,13 @@ def _conflict(
     outcome: PatchOutcome,
     kind: str,
     mentions: tuple[Mention, ...],
+    facts: str = "",
 ) -> PatchVerdict:
+    """The *conflict* verdict of a patch with failing hunks (rule ``hunks-fail``, which a
+    later rule may change): which hunks fail and the closest match, where their code moved,
+    the hunks already upstream, the share of its lines there, ``facts`` (how much upstream
+    rewrote the functions the failing hunks edit: :func:`_regions`), and the changelog's
+    mentions (a reason to look)."""
     failing = [s for s in statuses if s.status == FAILS]
     text = f"{_refs(statuses, FAILS)} {_verb(statuses)} at fuzz 0"
     closest = failing[0].evidence if failing else None
@@ -2196,6 +2290,8 @@ def _conflict(
     if present:
         text += f"; already upstream: {present}"
     text += "; " + share_text(shares)
+    if facts:
+        text += "; " + facts
     if mentions:
         text += "; " + _mention_text(mentions) + ", a reason to look"
     rule = Rule.HUNKS_FAIL
@@ -2325,6 +2421,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
                 "one the patch wants"
             )
             return LOOK, reason, Rule.INCLUDE_SWAPPED
+        if verdict.rewritten.startswith(FUNCTION_REWRITTEN_TEXT):
+            reason = "upstream rewrote the function it changes; decide whether that has the fix"
+            return LOOK, reason, own
         if verdict.rewritten.startswith(SOME_HUNKS_TEXT):
             reason = "upstream took part of it; decide whether the failing hunks are still needed"
             return LOOK, reason, Rule.SOME_HUNKS_THERE
