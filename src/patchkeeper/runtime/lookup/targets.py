@@ -65,12 +65,22 @@ def tree_root(spec: str, what: str | None = None) -> Path:
 
 
 def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
-    """The directory holding an upstream tree's packages: ``root`` (resolved), or its parent
-    when ``root`` is the package directory itself (``.../vllm``) and holds none of
-    ``packages`` (``("vllm",)``)."""
+    """The directory holding an upstream tree's packages: ``root`` (resolved) when it holds
+    one of ``packages`` (``("vllm",)``); else its parent when ``root`` is the package
+    directory itself (``.../vllm``); else the source folder that holds them when the tree
+    keeps its packages below the top (``waitress-3.0.1/src/waitress``: the src layout, or
+    the folder its ``pyproject.toml`` or ``setup.cfg`` names), as an sdist of such a
+    project unpacks; else ``root``, for the caller to report."""
+    from patchkeeper.system.pyproject import source_dirs
+
     root = root.resolve()
-    if not any((root / p).is_dir() for p in packages) and root.name in packages:
+    if any((root / p).is_dir() for p in packages):
+        return root
+    if root.name in packages:
         return root.parent
+    for folder in source_dirs(root):
+        if any((folder / p).is_dir() for p in packages):
+            return folder
     return root
 
 
