@@ -90,9 +90,54 @@ def upstream_dir(spec: str, packages: tuple[str, ...], what: str | None = None) 
     :func:`upstream_root` finds it: what an
     :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree` is made from.
 
-    Raises: as :func:`tree_root`.
+    Raises: as :func:`tree_root`; TargetError also when ``spec`` is a release file or a
+    requirement whose tree holds none of ``packages`` (a release of another project): the
+    error names ``spec`` as given and its role, never the directory it was unpacked to in
+    the cache, which the user never typed and cannot change. A directory without them is
+    left to :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree`, which names
+    it (it is the user's own) with what to pass instead.
     """
-    return upstream_root(tree_root(spec, what), packages)
+    root = upstream_root(tree_root(spec, what), packages)
+    if any((root / p).is_dir() for p in packages) or Path(spec).expanduser().is_dir():
+        return root
+    names = " or ".join(packages)
+    held = _top_packages(root)
+    given = Path(spec).expanduser().is_file()
+    raise TargetError(
+        f"{what + ' ' if what else ''}{'' if given else spec + ' '}holds no {names} package"
+        + (f" (its packages: {_listed(held)})" if held else ""),
+        path=Path(spec) if given else None,
+        hint=f"pass a release of the upstream whose package is {names} (its sdist or wheel "
+        "file, its unpacked directory or NAME==VERSION), or name the packages to read in "
+        "upstream-packages of [runtime] in the configuration",
+    )
+
+
+def _listed(names: list[str], shown: int = 5) -> str:
+    """``names`` joined with commas, the first ``shown`` of them and how many more.
+
+    >>> _listed(["a", "b"])
+    'a, b'
+    >>> _listed(["a", "b", "c"], shown=2)
+    'a, b and 1 more'
+    """
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _top_packages(root: Path) -> list[str]:
+    """The packages (folders with ``__init__.py``) at the top of the tree ``root`` and in its
+    source folders (``src``), sorted: what a release of another project holds instead."""
+    from patchkeeper.system.pyproject import source_dirs
+
+    found: set[str] = set()
+    for folder in (root, *source_dirs(root)):
+        try:
+            children = list(folder.iterdir())
+        except OSError:
+            continue
+        found.update(c.name for c in children if (c / "__init__.py").is_file())
+    return sorted(found)
 
 
 #: How errors name the trees of the runtime commands' ``--from`` and ``--to``.
