@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import LocalIndex, make_tar, vllm_plugin_pyproject, write_files
+from helpers import LocalIndex, git, make_tar, vllm_plugin_pyproject, write_files
 
 PATCH = '''"""Note: keep the output token ids for the n-gram processor.
 Affected versions: 1.0
@@ -118,3 +118,24 @@ def test_a_requirement_of_another_project_is_named_as_given(
         "patchkeeper: error: the old upstream (--from) gunicorn==2.0 holds no vllm package "
         f"(its packages: gunicorn)\n{HINT}",
     )
+
+
+def test_upgrade_refuses_it_before_it_starts(cli, tmp_path: Path, private_cache: Path) -> None:
+    # upgrade keeps --to in its state: refused only at its runtime audit step, the release
+    # left an upgrade that --continue could never finish, only --abort
+    plugin = _plugin(tmp_path)
+    (tmp_path / "gunicorn-2.0.tar.gz").write_bytes(_server_sdist())
+    git(plugin, "init", "-q", "-b", "main")
+    git(plugin, "add", "-A")
+    git(plugin, "commit", "-q", "-m", "the plugin")
+
+    run = cli("upgrade", "--to", "../gunicorn-2.0.tar.gz", "--from", "../vllm-1.0", cwd=plugin)
+
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: ../gunicorn-2.0.tar.gz: the new upstream (--to) holds no vllm "
+        f"package (its packages: gunicorn)\n{HINT}",
+    )
+    assert not (plugin / ".git" / "patchkeeper-upgrade").exists()
+    assert git(plugin, "status", "--porcelain") == ""

@@ -113,6 +113,22 @@ def upstream_dir(spec: str, packages: tuple[str, ...], what: str | None = None) 
     )
 
 
+def require_upstream(spec: str, packages: tuple[str, ...], what: str) -> Path:
+    """:func:`upstream_dir`, and the same refusal as the runtime commands' for a directory
+    that holds none of ``packages``: for a caller that must know the tree is usable before
+    it writes anything (``upgrade`` keeps ``--to`` and ``--from`` in its state, so a tree
+    its runtime steps cannot read would leave an upgrade ``--continue`` cannot finish).
+
+    Raises: as :func:`upstream_dir`; TargetError also for a directory without the packages.
+    """
+    from patchkeeper.runtime.lookup.upstream_tree import missing_package_error
+
+    root = upstream_dir(spec, packages, what)
+    if not any((root / p).is_dir() for p in packages):
+        raise missing_package_error(root, packages)
+    return root
+
+
 def _listed(names: list[str], shown: int = 5) -> str:
     """``names`` joined with commas, the first ``shown`` of them and how many more.
 
