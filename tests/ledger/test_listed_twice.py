@@ -1,9 +1,10 @@
 """A series that lists one patch on two lines (a line pasted again at the end of a Debian
-series, as a merge of two branches leaves it) is refused by ``ledger`` and ``retire`` as
-``apply``, ``audit`` and the rest refuse it, naming the series file, the second line and the
-first. ``ledger`` wrote the patch's row twice, and ``retire`` took out the first line and
-deleted the patch file while the second line still listed it: a series no command could
-read any more, which nothing said."""
+series, as a merge of two branches leaves it) is refused by ``ledger``, ``retire`` and
+``export --range`` as ``apply``, ``audit`` and the rest refuse it, naming the series file,
+the second line and the first. ``ledger`` wrote the patch's row twice, ``retire`` took out
+the first line and deleted the patch file while the second line still listed it (a series
+no command could read any more, which nothing said), and ``export --range`` kept both lines
+and called the series unchanged."""
 
 from __future__ import annotations
 
@@ -110,3 +111,25 @@ def test_the_ledger_is_written_once_the_line_is_gone(cli, tmp_path: Path) -> Non
     run = cli("ledger", cwd=root)
 
     assert (run.code, run.out, run.err) == (0, "PATCHES.md: wrote the ledger (2 rows)\n", "")
+
+
+def test_export_of_a_range_refuses_it(downstream: Path, capsys) -> None:
+    # export --range rewrites the series from the branch but kept each listed line: the
+    # second line stayed and the series was said to be unchanged
+    from patchkeeper.main import main
+
+    series = downstream / "patches" / "series"
+    first = series.read_text().splitlines()[0]
+    series.write_text(series.read_text() + first + "\n")
+    before = _files(downstream)
+
+    code = main(["-C", str(downstream), "export", "--range", "v1.0..work"])
+
+    lines = series.read_text().splitlines()
+    assert (code, capsys.readouterr().err) == (
+        2,
+        f"patchkeeper: error: {series}:{len(lines)}: {first} is listed twice (first on line "
+        f"{lines.index(first) + 1})\n"
+        "  hint: a patch applies once: remove one of the two lines\n",
+    )
+    assert _files(downstream) == before
