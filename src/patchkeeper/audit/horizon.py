@@ -27,6 +27,7 @@ from patchkeeper.audit.verdicts import (
     GOOD,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,
+    UNREADABLE,
     UPSTREAMED,
     PatchVerdict,
     with_action,
@@ -159,10 +160,20 @@ class HorizonResult:
 
     @property
     def exit_code(self) -> int:
-        """0 when every patch is clean, offset or upstreamed at every release, else 1 (as
-        ``audit``: a patch that needs work somewhere in the range is a finding)."""
+        """2 when a patch file cannot be read (the others are judged all the same, as by
+        ``audit`` of one release), else 0 when every patch is clean, offset or upstreamed at
+        every release, else 1 (a patch that needs work somewhere in the range is a finding)."""
+        if any(v.verdict == UNREADABLE for v in self.unreadable):
+            return 2
         good = all(v.verdict in GOOD for r in self.releases for v in r.verdicts)
         return 0 if good else 1
+
+    @property
+    def unreadable(self) -> tuple[PatchVerdict, ...]:
+        """The verdicts of the patches whose file cannot be read (the same at every release),
+        in series order, from the first release."""
+        first = self.releases[0].verdicts if self.releases else ()
+        return tuple(v for v in first if v.verdict == UNREADABLE)
 
 
 def is_range(spec: str) -> bool:

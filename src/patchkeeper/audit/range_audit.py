@@ -28,10 +28,11 @@ from patchkeeper.audit.horizon import (
 )
 from patchkeeper.audit.release import AuditRequest, pin_tree
 from patchkeeper.audit.series_verdicts import judge_series
+from patchkeeper.audit.verdicts import unreadable_verdict
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
-from patchkeeper.series.load import load_series
+from patchkeeper.series.load import load_series_tolerant
 from patchkeeper.trees.tree import (
     Tree,
     archive_tree,
@@ -51,15 +52,19 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     indexes, each judged against the old pin's tree ``request.pristine`` (as ``audit
     --pristine``).
 
+    A patch file that cannot be read (missing, malformed) does not stop the audit: it is
+    *unreadable* at every release and the rest of the series is judged without it.
+
     Raises:
         TargetError: ``to`` is not a range, or it admits no release.
-        PatchFormatError, FetchError: as their names say.
+        PatchFormatError: the series file cannot be read, or lists a patch twice.
+        FetchError: as its name says.
     """
     to, releases, pristine = request.to, request.releases, request.pristine
     check_release_option(to, OPTION_TO, config.upstream, config.source, range_allowed=True)
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     requirement = parse_range(to)
-    series, patches = load_series(config)
+    series, patches, unreadable = load_series_tolerant(config)
     trees = release_trees(config, requirement, releases)
     for _, tree in trees:
         check_paths(tree, patches)
@@ -68,17 +73,23 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
         refuse_changed_pin(tree, old, patches, config, f"the release {version} (--releases)")
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = []
+    # a patch that cannot be read gets its own verdict at every release, in its place in the
+    # series, as one release's audit gives it; the rest is judged without it
+    cannot_read = {name: unreadable_verdict(name, error) for name, error in unreadable}
+    names = [e.name for e in series.entries]
     for version, tree in trees:
         ws = Workspace(tree.reader())
         verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, version)
-        judged.append(ReleaseVerdicts(version, tree.label, tuple(verdicts)))
+        by_name = {v.name: v for v in verdicts} | cannot_read
+        ordered = tuple(by_name[name] for name in names if name in by_name)
+        judged.append(ReleaseVerdicts(version, tree.label, ordered))
     judged = taken_earlier(judged)
     return HorizonResult(
         series=str(series.path),
         pin=config.pin,
         requirement=to.strip(),
         releases=tuple(judged),
-        patches=tuple(p.name for p in patches),
+        patches=tuple(v.name for v in judged[0].verdicts) if judged else (),
         next_pin=next_pin(judged),
         pin_tree=old.label if old is not None else None,
         pin_note=note,

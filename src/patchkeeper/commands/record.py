@@ -3,9 +3,10 @@
 The runtime audit workflow (docs/glossary.md), step 6: "Record the interpreter, commands, results,
 temporary workarounds, and untested scope". The command runs in the current directory with its
 standard output and error captured together; its exit code, wall time and the last ``output-tail``
-lines (``[tool.patchkeeper.report]``) go to ``.patchkeeper/evidence/recorded.json``, replacing an
-earlier run of the same command in the same directory. The report lists it under
-*Validation*; a failed one also under the untested scope.
+lines (``[tool.patchkeeper.report]``; of each, its last :data:`LINE_BYTES` bytes) go to
+``.patchkeeper/evidence/recorded.json``, replacing an earlier run of the same command in the
+same directory. The report lists it under *Validation*; a failed one also under the untested
+scope.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from __future__ import annotations
 import os
 import subprocess
 import time
+from collections import deque
+from typing import IO
 
 import click
 
@@ -26,6 +29,13 @@ from patchkeeper.record.settings import report_settings
 
 #: The exit code recorded for a command that cannot be started (the shell's convention).
 NOT_STARTED = 127
+
+#: The bytes of one output line kept, from its end: a line longer than this (a progress bar
+#: that never ends its line, a dump without newlines) says how many it lost.
+LINE_BYTES = 1000
+
+#: The bytes read from the command's output at a time.
+BLOCK = 1 << 16
 
 
 def run(config: Config, argv: list[str]) -> RecordResult:
@@ -43,28 +53,65 @@ def run(config: Config, argv: list[str]) -> RecordResult:
     store.load_recorded(config)  # an unreadable record stops here, before a long run is lost
     start = time.monotonic()
     try:
-        done = subprocess.run(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            check=False,
+        process = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
-        code, output = done.returncode, done.stdout.decode("utf-8", "replace")
     except OSError as exc:
-        code, output = NOT_STARTED, f"cannot run {argv[0]}: {exc.strerror}\n"
+        code, lines = NOT_STARTED, [f"cannot run {argv[0]}: {exc.strerror}"]
+    else:
+        with process:
+            try:
+                assert process.stdout is not None  # stdout=PIPE
+                lines = output_tail(process.stdout, tail_lines)
+                code = process.wait()
+            except BaseException:  # Ctrl-C: the command does not outlive the record
+                process.kill()
+                process.wait()
+                raise
     duration = round(time.monotonic() - start, 1)
-    lines = output.splitlines()
     command = store.RecordedCommand(
         argv=tuple(argv),
         cwd=os.getcwd(),
         exit_code=code,
         duration=duration,
-        tail=tuple(lines[-tail_lines:] if tail_lines > 0 else ()),
+        tail=tuple(lines),
         recorded=store.now_utc(),
     )
     path = store.save_recorded(config, command)
     return RecordResult(command, str(path))
+
+
+def output_tail(stream: IO[bytes], count: int, width: int = LINE_BYTES) -> list[str]:
+    """The last ``count`` lines of ``stream``, read to its end a block at a time, so that
+    neither a long run's whole output nor one endless line (a progress bar redrawn with
+    ``\\r``, a blob without newlines) is ever held: a line keeps its last ``width`` bytes,
+    after what its last carriage return leaves on a terminal, and says how many it lost.
+
+    >>> import io
+    >>> output_tail(io.BytesIO(b"one\\r\\ntwo\\n" + b"10%\\r100%\\n" + b"x" * 12), 3, width=5)
+    ['two', '100%', '[7 bytes cut] xxxxx']
+    """
+    lines: deque[str] = deque(maxlen=max(count, 0))
+    current, total = b"", 0
+
+    def finish(line: bytes, seen: int) -> None:
+        body = line.rstrip(b"\r")
+        # what a terminal shows last: after the last carriage return, where the lost bytes
+        # before it would not show either
+        shown = body.rsplit(b"\r", 1)[-1]
+        cut = 0 if b"\r" in body else seen - len(line)
+        text = shown.decode("utf-8", "replace")
+        lines.append(f"[{cut} bytes cut] {text}" if cut > 0 else text)
+
+    for block in iter(lambda: stream.read(BLOCK), b""):
+        *ended, rest = block.split(b"\n")
+        for part in ended:
+            finish((current + part)[-width:], total + len(part))
+            current, total = b"", 0
+        current, total = (current + rest)[-width:], total + len(rest)
+    if total:
+        finish(current, total)
+    return list(lines)
 
 
 @click.command(

@@ -146,19 +146,49 @@ def compare_topics(
 def _reader(
     root: Path, rev: str, directory: str, paths: list[str]
 ) -> Callable[[str], FileState | None]:
+    """The files ``paths`` (relative to ``directory``) at ``rev``, with their content and
+    permission bits as git records them (``100755``: executable), so that a series' mode
+    change (``old mode``/``new mode``) is compared as its content is."""
     prefix = f"{directory}/" if directory else ""
     blobs = gitops.cat_file_batch(root, [f"{rev}:{prefix}{path}" for path in paths])
+    try:
+        modes = {path: mode for path, (mode, _blob) in gitops.ls_tree(root, rev, directory).items()}
+    except GitError:  # no such directory at rev: every file is absent, read as before
+        modes = {}
 
     def read(path: str) -> FileState | None:
         key = f"{rev}:{prefix}{path}"
+        mode = _mode_bits(modes.get(path))
         if key in blobs:
-            return FileState.from_bytes(blobs[key])
+            return FileState.from_bytes(blobs[key], mode)
         try:
-            return FileState.from_bytes(gitops.show_file(root, rev, f"{prefix}{path}"))
+            return FileState.from_bytes(gitops.show_file(root, rev, f"{prefix}{path}"), mode)
         except GitError:
             return None
 
     return read
+
+
+def _mode_bits(mode: str | None) -> int | None:
+    """The permission bits of a git mode (``"100755"`` -> ``0o755``), ``None`` when unknown.
+
+    >>> oct(_mode_bits("100755")), _mode_bits(None)
+    ('0o755', None)
+    """
+    return int(mode[-3:], 8) if mode else None
+
+
+def _mode_difference(expected: FileState, actual: FileState) -> str:
+    """How the branch's file differs from the series' in its executable bit, ``""`` when it
+    does not (or a mode is unknown: a plain diff that creates a file says none)."""
+    if expected.mode is None or actual.mode is None:
+        return ""
+    if bool(expected.mode & 0o111) == bool(actual.mode & 0o111):
+        return ""
+    return (
+        f"mode {actual.mode:o} on the branch, {expected.mode:o} from the series "
+        "(the executable bit differs)"
+    )
 
 
 def compare_files(
@@ -200,6 +230,8 @@ def compare_files(
         elif expected is not None and actual is not None and expected.data != actual.data:
             line = _first_line_difference(expected.data, actual.data)
             out.append(BranchDifference("file", shown, f"differs from the branch at line {line}"))
+        elif expected is not None and actual is not None and _mode_difference(expected, actual):
+            out.append(BranchDifference("file", shown, _mode_difference(expected, actual)))
     return len(paths), out
 
 

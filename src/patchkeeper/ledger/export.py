@@ -40,6 +40,7 @@ from patchkeeper.series.parse import (
     parse_patch,
     parse_series,
     read_patch,
+    refuse_listed_twice,
     split_lines,
 )
 from patchkeeper.system.atomic import write_atomic
@@ -622,6 +623,7 @@ def export_range(
     Raises:
         ExportError: as :func:`range_topics` and :func:`commit_diff`.
         ConfigError: no topic tag is configured or given.
+        PatchFormatError: the series lists a patch twice.
     """
     settings: GitSettings = git_settings(config)
     tag = tag or settings.tag
@@ -633,6 +635,10 @@ def export_range(
         )
     if ".." not in rev_range:
         raise ExportError(f"{rev_range!r} is not a range", hint="write BASE..BRANCH")
+    if config.series.exists():
+        # the rewrite keeps each listed entry's line: one listed twice would stay twice, and
+        # the series be called unchanged, as ledger and apply refuse it
+        refuse_listed_twice(parse_series(config.series))
     root = _checkout(config, checkout)
     topics = range_topics(root, rev_range, tag)
     notes = gitops.notes(root, settings.notes_ref)

@@ -41,6 +41,7 @@ from patchkeeper.series.parse import (
     entry_file_exists,
     listed_patch,
     parse_series,
+    refuse_listed_twice,
     split_lines,
 )
 from patchkeeper.system.markdown_cells import escape_cell, unescape_cell
@@ -421,11 +422,17 @@ def row_for(entry: SeriesEntry, series: Series, columns: tuple[str, ...]) -> Led
 
 
 def ledger_rows(config: Config, series: Series | None = None) -> list[LedgerRow]:
-    """Every row in apply order: the series' patches, then the configured entries."""
+    """Every row in apply order: the series' patches, then the configured entries.
+
+    Raises:
+        PatchFormatError: a patch file is missing or unreadable, or the series lists a patch
+            twice (:func:`~patchkeeper.series.parse.refuse_listed_twice`).
+    """
     from patchkeeper.ledger.entries import entry_rows
 
     columns = header_settings(config).columns
     series = series if series is not None else parse_series(config.series)
+    refuse_listed_twice(series)
     rows = [row_for(entry, series, columns) for entry in series.entries]
     return rows + entry_rows(config, columns)
 
@@ -859,6 +866,7 @@ def retire_patch(config: Config, name: str, *, at: str, why: str) -> RetireResul
     """:func:`retire` for a caller that already holds the downstream's lock (``port``)."""
     settings = ledger_settings(config)
     series = parse_series(config.series)
+    refuse_listed_twice(series)
     try:
         entry = _find_entry(series, name)
     except PatchkeeperError:

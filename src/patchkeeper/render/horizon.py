@@ -10,6 +10,7 @@ from patchkeeper.audit.verdicts import (
     OFFSET,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,
+    UNREADABLE,
     UPSTREAMED,
 )
 from patchkeeper.render import markdown_renderer, text_renderer
@@ -24,6 +25,7 @@ SHORT: dict[str, str] = {
     BLOCKED: BLOCKED.value,
     CLEAN: CLEAN.value,
     OFFSET: OFFSET.value,
+    UNREADABLE: "unread.",
 }
 
 #: A patch name is never cut shorter than this many characters.
@@ -144,6 +146,7 @@ def horizon_text(result: HorizonResult) -> str:
     out.append("")
     out.extend(horizon_table(result, width))
     out.append("")
+    out.extend(f"{v.name} (unreadable): {v.summary}" for v in result.unreadable)
     out.append(next_pin_line(result))
     return "\n".join(out) + "\n"
 
@@ -163,5 +166,7 @@ def horizon_markdown(result: HorizonResult) -> str:
     for name in result.patches:
         out.append(f"| `{name}` | " + " | ".join(result.row(name)) + " |")
     out.append("")
+    for verdict in result.unreadable:
+        out += [f"`{verdict.name}` (unreadable): {verdict.summary}", ""]
     out.append(f"**{next_pin_line(result)}**")
     return "\n".join(out) + "\n"

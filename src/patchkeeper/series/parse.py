@@ -1393,12 +1393,7 @@ def load_patches(
     files = _ListedFiles(series)
     for entry in series.entries:
         if entry.name in seen:
-            raise PatchFormatError(
-                f"{shown_name(entry.name)} is listed twice (first on line {seen[entry.name]})",
-                path=series.path,
-                line=entry.line_no,
-                hint="a patch applies once: remove one of the two lines",
-            )
+            raise _listed_twice(series, entry, seen[entry.name])
         seen[entry.name] = entry.line_no
         strip = entry.strip if entry.strip is not None else default_strip
         try:
@@ -1410,6 +1405,32 @@ def load_patches(
     if store is not None:
         store.save()
     return patches
+
+
+def _listed_twice(series: Series, entry: SeriesEntry, first: int) -> PatchFormatError:
+    """The error of ``entry``, a second line of ``series`` naming the patch of line ``first``."""
+    return PatchFormatError(
+        f"{shown_name(entry.name)} is listed twice (first on line {first})",
+        path=series.path,
+        line=entry.line_no,
+        hint="a patch applies once: remove one of the two lines",
+    )
+
+
+def refuse_listed_twice(series: Series) -> None:
+    """Refuse a series that lists one patch on two lines, as :func:`load_patches` does, for
+    a command that reads the series without loading its patches (the ledger, ``retire``):
+    a table with the patch's row twice, or a retirement that deletes the file while the
+    other line still lists it, would leave the series every other command refuses.
+
+    Raises:
+        PatchFormatError: naming the series file, the second line and the first.
+    """
+    seen: dict[str, int] = {}
+    for entry in series.entries:
+        if entry.name in seen:
+            raise _listed_twice(series, entry, seen[entry.name])
+        seen[entry.name] = entry.line_no
 
 
 def _load_one(

@@ -277,17 +277,22 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
     find the fetched trees in the cache.
 
     Raises:
-        TargetError: a directory that does not exist, or a file that is no release.
+        TargetError: a directory that does not exist, a file that is no release, or (for
+            the runtime steps) a tree without the upstream's packages.
         FetchError: a requirement that cannot be fetched, naming its option.
     """
-    from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, tree_root
+    from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, require_upstream
+    from patchkeeper.runtime.settings import resolve_settings
 
     if series:
         spec_tree(state.to, config, "the new upstream (--to)")
         old_tree(config, state.source)
     if runtime:
-        tree_root(state.to, NEW_UPSTREAM)
-        tree_root(state.source, "the old upstream (--from, or the configured pin)")
+        # the runtime steps read the upstream's packages from both: a release of another
+        # project, or a tree without them, is refused here as the steps would refuse it
+        packages = resolve_settings(config).upstream_packages
+        require_upstream(state.to, packages, NEW_UPSTREAM)
+        require_upstream(state.source, packages, "the old upstream (--from, or the configured pin)")
 
 
 def refuse_unversioned(to: Path) -> None:

@@ -85,12 +85,22 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
     findings = []
     missing = [f for f in fields if f not in found]
     if missing:
+        named = ", ".join(f"'{f}:'" for f in missing)
+        in_docstring = _docstring_fields(text, missing)
         findings.append(
             Finding(
                 "header-missing",
                 file,
                 1,
-                "no " + ", ".join(f"'{f}:'" for f in missing) + " in the header",
+                f"no {named} in the header's comment lines"
+                + (
+                    f" (the module docstring has {', '.join(repr(f + ':') for f in in_docstring)}"
+                    ", but the header is '#' comment lines, not a docstring)"
+                    if in_docstring
+                    else ""
+                ),
+                "write each field as a comment line at the top of the file: "
+                + ", ".join(f"'# {f}: ...'" for f in missing),
             )
         )
     template = "template" in file.rsplit("/", 1)[-1].lower()
@@ -101,6 +111,20 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
                 Finding("header-placeholder", file, number, f"'{field}:' is a placeholder: {shown}")
             )
     return findings
+
+
+def _docstring_fields(text: str, fields: list[str]) -> list[str]:
+    """Those of ``fields`` that ``text``'s module docstring has at the start of a line (a
+    header written as a docstring, where the header is comment lines); ``[]`` when the file
+    does not parse or has no docstring."""
+    import ast
+
+    try:
+        docstring = ast.get_docstring(ast.parse(text.removeprefix("\ufeff")))
+    except (SyntaxError, ValueError):
+        return []
+    starts = {line.strip().lower() for line in (docstring or "").splitlines()}
+    return [f for f in fields if any(s.startswith(f"{f.lower()}:") for s in starts)]
 
 
 @dataclass(frozen=True)

@@ -65,12 +65,22 @@ def tree_root(spec: str, what: str | None = None) -> Path:
 
 
 def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:
-    """The directory holding an upstream tree's packages: ``root`` (resolved), or its parent
-    when ``root`` is the package directory itself (``.../vllm``) and holds none of
-    ``packages`` (``("vllm",)``)."""
+    """The directory holding an upstream tree's packages: ``root`` (resolved) when it holds
+    one of ``packages`` (``("vllm",)``); else its parent when ``root`` is the package
+    directory itself (``.../vllm``); else the source folder that holds them when the tree
+    keeps its packages below the top (``waitress-3.0.1/src/waitress``: the src layout, or
+    the folder its ``pyproject.toml`` or ``setup.cfg`` names), as an sdist of such a
+    project unpacks; else ``root``, for the caller to report."""
+    from patchkeeper.system.pyproject import source_dirs
+
     root = root.resolve()
-    if not any((root / p).is_dir() for p in packages) and root.name in packages:
+    if any((root / p).is_dir() for p in packages):
+        return root
+    if root.name in packages:
         return root.parent
+    for folder in source_dirs(root):
+        if any((folder / p).is_dir() for p in packages):
+            return folder
     return root
 
 
@@ -80,9 +90,70 @@ def upstream_dir(spec: str, packages: tuple[str, ...], what: str | None = None) 
     :func:`upstream_root` finds it: what an
     :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree` is made from.
 
-    Raises: as :func:`tree_root`.
+    Raises: as :func:`tree_root`; TargetError also when ``spec`` is a release file or a
+    requirement whose tree holds none of ``packages`` (a release of another project): the
+    error names ``spec`` as given and its role, never the directory it was unpacked to in
+    the cache, which the user never typed and cannot change. A directory without them is
+    left to :class:`~patchkeeper.runtime.lookup.upstream_tree.UpstreamTree`, which names
+    it (it is the user's own) with what to pass instead.
     """
-    return upstream_root(tree_root(spec, what), packages)
+    root = upstream_root(tree_root(spec, what), packages)
+    if any((root / p).is_dir() for p in packages) or Path(spec).expanduser().is_dir():
+        return root
+    names = " or ".join(packages)
+    held = _top_packages(root)
+    given = Path(spec).expanduser().is_file()
+    raise TargetError(
+        f"{what + ' ' if what else ''}{'' if given else spec + ' '}holds no {names} package"
+        + (f" (its packages: {_listed(held)})" if held else ""),
+        path=Path(spec) if given else None,
+        hint=f"pass a release of the upstream whose package is {names} (its sdist or wheel "
+        "file, its unpacked directory or NAME==VERSION), or name the packages to read in "
+        "upstream-packages of [runtime] in the configuration",
+    )
+
+
+def require_upstream(spec: str, packages: tuple[str, ...], what: str) -> Path:
+    """:func:`upstream_dir`, and the same refusal as the runtime commands' for a directory
+    that holds none of ``packages``: for a caller that must know the tree is usable before
+    it writes anything (``upgrade`` keeps ``--to`` and ``--from`` in its state, so a tree
+    its runtime steps cannot read would leave an upgrade ``--continue`` cannot finish).
+
+    Raises: as :func:`upstream_dir`; TargetError also for a directory without the packages.
+    """
+    from patchkeeper.runtime.lookup.upstream_tree import missing_package_error
+
+    root = upstream_dir(spec, packages, what)
+    if not any((root / p).is_dir() for p in packages):
+        raise missing_package_error(root, packages)
+    return root
+
+
+def _listed(names: list[str], shown: int = 5) -> str:
+    """``names`` joined with commas, the first ``shown`` of them and how many more.
+
+    >>> _listed(["a", "b"])
+    'a, b'
+    >>> _listed(["a", "b", "c"], shown=2)
+    'a, b and 1 more'
+    """
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(names[:shown]) + more
+
+
+def _top_packages(root: Path) -> list[str]:
+    """The packages (folders with ``__init__.py``) at the top of the tree ``root`` and in its
+    source folders (``src``), sorted: what a release of another project holds instead."""
+    from patchkeeper.system.pyproject import source_dirs
+
+    found: set[str] = set()
+    for folder in (root, *source_dirs(root)):
+        try:
+            children = list(folder.iterdir())
+        except OSError:
+            continue
+        found.update(c.name for c in children if (c / "__init__.py").is_file())
+    return sorted(found)
 
 
 #: How errors name the trees of the runtime commands' ``--from`` and ``--to``.

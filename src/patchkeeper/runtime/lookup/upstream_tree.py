@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patchkeeper.runtime.lookup import nameindex
 from patchkeeper.runtime.store.cache import (
@@ -29,6 +29,9 @@ from patchkeeper.runtime.store.cache import (
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, Table
 from patchkeeper.runtime.syntax.parsing import parse_file
+
+if TYPE_CHECKING:
+    from patchkeeper.errors import TargetError
 
 
 @dataclass(frozen=True)
@@ -175,6 +178,17 @@ def _missing_package_hint(root: Path, packages: tuple[str, ...]) -> str:
     )
 
 
+def missing_package_error(root: Path, packages: tuple[str, ...]) -> TargetError:
+    """The error for the upstream tree ``root``, which holds none of ``packages``."""
+    from patchkeeper.errors import TargetError
+
+    return TargetError(
+        f"no {' or '.join(packages)} package in this upstream tree",
+        path=root,
+        hint=_missing_package_hint(root, packages),
+    )
+
+
 class UpstreamTree:
     """One upstream tree (an unpacked sdist, a checkout, site-packages).
 
@@ -192,15 +206,9 @@ class UpstreamTree:
     """
 
     def __init__(self, root: Path, packages: tuple[str, ...], *, importers: bool = False) -> None:
-        from patchkeeper.errors import TargetError
-
         present = tuple(p for p in packages if (root / p).is_dir())
         if not present:
-            raise TargetError(
-                f"no {' or '.join(packages)} package in this upstream tree",
-                path=root,
-                hint=_missing_package_hint(root, packages),
-            )
+            raise missing_package_error(root, packages)
         self.root = root
         self._root_text = str(root).rstrip("/")
         self.packages = present

@@ -209,10 +209,16 @@ def release_label(spec: str, root: Path) -> str:
 def release_version(spec: str, root: Path) -> str:
     """The upstream version a tree is: the pin of a requirement (``vllm==0.30.0``), else the
     ``Version:`` of the tree's ``PKG-INFO`` (an unpacked sdist), else the ``version = "X"``
-    line of its ``pyproject.toml``; ``""`` when unknown."""
+    line of its ``pyproject.toml``; ``""`` when unknown. A ``root`` that is the source folder
+    of the tree (``waitress-3.0.1/src``, the src layout) is read through the tree's top,
+    where those files are."""
+    from patchkeeper.system.pyproject import source_dirs
+
     _name, sep, version = spec.partition("==")
     if sep and _version(version.strip()) is not None and not Path(spec).exists():
         return version.strip()
+    if not (root / "PKG-INFO").is_file() and root in source_dirs(root.parent):
+        root = root.parent
     info = root / "PKG-INFO"
     if info.is_file():
         for line in info.read_text(encoding="utf-8", errors="replace").splitlines():
