@@ -291,6 +291,12 @@ def test_next_pin_is_the_highest_release_without_a_blocking_verdict() -> None:
     assert result.envelope_target == {
         "kind": "requirement", "path": None, "name": "vllm", "version": None, "range": ">=0.30"
     }  # fmt: skip
+    older = HorizonResult("s", "0.33", "vllm<0.33", tuple(releases), ("p0.patch",), None)
+    assert (older.below_pin, result.below_pin) == (True, False)
+    assert next_pin_line(older) == (
+        "next pin: none (every release of the range is older than the pin 0.33: audit a"
+        " range above it, such as 'vllm>0.33')"
+    )
     spaced = HorizonResult("s", None, "Vllm [audio] >= 0.30, <0.33", (), (), None, None, None, "/r")
     assert spaced.envelope_target == {
         "kind": "requirement", "path": "/r", "name": "Vllm", "version": None,

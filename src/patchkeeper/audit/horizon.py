@@ -147,6 +147,21 @@ class HorizonResult:
         return ()
 
     @property
+    def below_pin(self) -> bool:
+        """Whether every release of the range is older than the configured pin (PEP 440):
+        none of them can be a next pin, whatever the verdicts; ``False`` without a pin, an
+        empty range or a version PEP 440 cannot read."""
+        if self.pin is None or not self.releases:
+            return False
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            pin = Version(self.pin)
+            return all(Version(release.version) < pin for release in self.releases)
+        except InvalidVersion:
+            return False
+
+    @property
     def next_pin_is_current(self) -> bool:
         """Whether the suggested next pin is the configured pin (PEP 440 equality)."""
         if self.next_pin is None or self.pin is None:

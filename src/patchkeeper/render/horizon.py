@@ -44,7 +44,14 @@ BLOCKING_WORDS = "that needs no patch ported by hand"
 
 def next_pin_line(result: HorizonResult) -> str:
     """The suggestion under the table: the next pin ("stay at" when it is the configured
-    pin), or none."""
+    pin), or none, and why: every release needs a patch ported, or every release of the
+    range is older than the pin (a range below the pin holds no next pin)."""
+    if result.next_pin is None and result.below_pin:
+        name = result.envelope_target["name"]
+        return (
+            f"next pin: none (every release of the range is older than the pin {result.pin}:"
+            f" audit a range above it, such as '{name}>{result.pin}')"
+        )
     if result.next_pin is None:
         line = "next pin: none (every release needs a patch ported by hand)"
         at_pin = result.blocking_at_pin
