@@ -7,6 +7,7 @@ are the tool's work, the pull request is where a person reviews it).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -97,10 +98,18 @@ def resume_branch(root: Path, name: str, commit: str) -> None:
 def commit_step(root: Path, files: Sequence[str], subject: str, body: str) -> str | None:
     """Commit ``files`` (relative to ``root``: written, created or deleted) as one commit;
     return its id, or ``None`` when there is nothing to commit. A file the checkout's
-    ``.gitignore`` names is committed too: the record's evidence belongs with it."""
+    ``.gitignore`` names is committed too: the record's evidence belongs with it. A file
+    that is neither on disk nor tracked (a record the user deleted before it was committed)
+    is left out: there is nothing of it to commit, and git would refuse the whole step over
+    its name."""
     if not files:
         return None
     # run in the downstream: the paths are relative to it, as git reads a pathspec
+    listed = gitops.run_text(["ls-files", "-z", "--", *files], root)
+    tracked = set(listed.split("\0"))
+    files = [f for f in files if f in tracked or os.path.lexists(root / f)]
+    if not files:
+        return None
     gitops.run(["add", "-A", "-f", "--", *files], root)
     if gitops.call(["diff", "--cached", "--quiet"], root).returncode == 0:
         return None
