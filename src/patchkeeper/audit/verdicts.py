@@ -2268,6 +2268,9 @@ NEW_PLACES_REASON = "extend it to the new places of the text it rewrites"
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
+#: The reason of the one unconditional *retire*: no part of the evidence asks for a review.
+UPSTREAM_HAS_IT = "upstream has it"
+
 
 def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     """What to do with a patch, why in a few words, and the rule that decided it:
@@ -2290,7 +2293,7 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
         if short and "written differently" in verdict.summary:
             return RETIRE, "after reviewing the lines not found", own
-        return RETIRE, "upstream has it", own
+        return RETIRE, UPSTREAM_HAS_IT, own
     if verdict.verdict == PARTIALLY_UPSTREAMED:
         if verdict.summary.startswith(AT_PLACE_TEXT):
             reason = "upstream wrote its lines at their place; decide whether that is its fix"
