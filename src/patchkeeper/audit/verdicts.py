@@ -1308,12 +1308,10 @@ def _rewritten_at_place(
     the patch) says nothing of the patch's change: it stays *port*. Documentation and
     configuration are left out: there upstream rewords a line the patch substitutes (a
     URL, a path, a version) all the time, and the substitution still has to be ported."""
-    if kind != CODE:
+    code = _failing_code(patch, statuses, kind)
+    if code is None:
         return None
-    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
-    if each is None:
-        return None
-    failing = [status for status, _diff, _hunk in each]
+    failing, each = code
     rewrites: list[tuple[bytes, bytes, set[bytes]]] = []
     for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
@@ -1337,6 +1335,22 @@ def _rewritten_at_place(
         f"upstream rewrote at their place the lines {done}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
     )
+
+
+def _failing_code(
+    patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> tuple[list[HunkVerdict], list[tuple[HunkVerdict, FileDiff, Hunk]]] | None:
+    """For a code patch (``kind``), the failing hunks of the files that decide its verdict
+    (:func:`decides`) when none of them applies (:func:`_only_failing`): their statuses,
+    and each with its file diff and hunk; ``None`` otherwise. The opening of the rules that
+    read code upstream rewrote at the failing hunks' place (:func:`_rewritten_at_place`,
+    :func:`_include_swapped`)."""
+    if kind != CODE:
+        return None
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
+        return None
+    return [status for status, _diff, _hunk in each], each
 
 
 def _only_failing(
@@ -1451,12 +1465,10 @@ def _include_swapped(
     de-vendored on its own, or may still find its bundled copy by an include path of its
     build. The build decides which, so a person looks, not a port of lines upstream
     already wrote."""
-    if kind != CODE:
+    code = _failing_code(patch, statuses, kind)
+    if code is None:
         return None
-    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
-    if each is None:
-        return None
-    failing = [status for status, _diff, _hunk in each]
+    failing, each = code
     first: tuple[str, bytes, bytes] | None = None
     for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
