@@ -8,62 +8,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from helpers import git
+from helpers import API_NEW, API_OLD, SKIP_CODEC, git
 
 PLAIN = (
     "Subject: capitalise b\n---\n--- a/pkg/x.py\n+++ b/pkg/x.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
 )
-
-API_OLD = """API
-===
-
-.. autoclass:: Section
-   :members:
-   :inherited-members:
-
-Reading
--------
-
-.. autoclass:: Reader
-   :members:
-   :inherited-members:
-
-   .. attribute:: source
-
-"""
-
-SKIP = """Subject: keep the build path out of the documentation
----
---- a/docs/api.rst
-+++ b/docs/api.rst
-@@ -11,6 +11,7 @@ Reading
- .. autoclass:: Reader
-    :members:
-    :inherited-members:
-+   :exclude-members: codec
- 
-    .. attribute:: source
- 
-"""
-
-# upstream took the line for Reader (indented its own way); Section's block ends the same way,
-# so the hunk's context also fits there
-API_NEW = """API
-===
-
-.. autoclass:: Section
-   :members:
-   :inherited-members:
-
-Reading
--------
-
-.. autoclass:: Reader
-    :members:
-    :inherited-members:
-    :exclude-members: codec
-
-"""
 
 
 def _release(root: Path, version: str, api: str, code: str) -> None:
@@ -79,7 +28,7 @@ def test_port_retire_keeps_a_patch_to_look_at(cli: Any, tmp_path: Path) -> None:
     patches = down / "patches"
     patches.mkdir(parents=True)
     (patches / "plain.patch").write_text(PLAIN)
-    (patches / "skip.patch").write_text(SKIP)
+    (patches / "skip.patch").write_text(SKIP_CODEC)
     (patches / "series").write_text("plain.patch\nskip.patch\n")
     (down / "patchkeeper.toml").write_text(
         'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\npristine = "up"\n'
