@@ -178,3 +178,15 @@ def test_import_commits_an_empty_patch_as_a_commit_of_no_change(cli, tmp_path: P
     assert git(up, "show", "-s", "--format=%b", "work~1") == (
         "Description: placeholder for the next fix\nAuthor: Ann <ann@example.org>"
     )
+    # export gives the files back byte for byte; without the file, a commit of no change is
+    # written in git's form: its body and the exported-from line, no diff
+    exported = cli("export", "--range", "v1.0..work", cwd=down)
+    assert (exported.code, exported.err) == (0, "")
+    assert (down / "patches" / "02-header.patch").read_bytes() == HEADER_ONLY
+    assert (down / "patches" / "01-fix.patch").read_bytes() == FIX
+    (down / "patches" / "02-header.patch").unlink()
+    assert cli("export", "work~1", "-o", "patches/02-header.patch", cwd=down).code == 0
+    commit = git(up, "rev-parse", "work~1")
+    assert (down / "patches" / "02-header.patch").read_bytes() == (
+        HEADER_ONLY + f"--- exported from {commit}\n".encode()
+    )

@@ -171,11 +171,12 @@ def _under(path: str, directory: str) -> bool:
 
 
 def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> bytes:
-    """The diff of a one-parent commit, relative to ``directory``.
+    """The diff of a one-parent commit, relative to ``directory``; ``b""`` for a commit of no
+    change, which is written as an empty patch (its header alone), as ``import`` commits one.
 
     Raises:
-        ExportError: a merge or root commit, changes outside ``directory``, no change under
-            it, or a binary change.
+        ExportError: a merge or root commit, changes outside ``directory``, or a binary
+            change.
     """
     parents = gitops.commit_parents(checkout, commit)
     short = commit[:12]
@@ -196,8 +197,6 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
             hint=f"a patch is relative to {directory}/; move those changes to another commit",
         )
     diff = gitops.diff_patch(checkout, parents[0], commit, relative=directory, abbrev=abbrev)
-    if not diff:
-        raise ExportError(f"{short} changes nothing", path=checkout, hint="drop the empty commit")
     binary = [f"{directory}/{name}" if directory else name for name in binary_files(diff)]
     if binary:
         raise ExportError(
@@ -280,6 +279,8 @@ def render_commit(
     preamble = kept_body(checkout, reference, body)
     if exported_from(reference) is not None:
         preamble += exported
+    if not diff:  # a commit of no change: an empty patch, its header alone
+        return subject, preamble
     git = parse_patch(diff, name=reference.name, path=reference.path, strip=1)
     sides = commit_sides(checkout, commit, config.directory, [reference, git])
     return subject, patch_form.render_in_form(reference, preamble, git, sides)
@@ -320,7 +321,7 @@ def reference_patch(path: Path, strip: int) -> Patch | None:
     if not path.is_file():
         return None
     try:
-        return read_patch(path, strip=strip)
+        return read_patch(path, strip=strip, allow_empty=True)
     except PatchFormatError:
         return None
 

@@ -1369,13 +1369,18 @@ def _read_patch_bytes(path: Path) -> bytes:
         ) from None
 
 
-def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
-    """Read and parse the patch file at ``path``.
+def read_patch(
+    path: Path, *, name: str | None = None, strip: int = 1, allow_empty: bool = False
+) -> Patch:
+    """Read and parse the patch file at ``path`` (``allow_empty``: as :func:`parse_patch`).
 
     Raises:
         PatchFormatError: the file is missing, unreadable or malformed.
     """
-    return parse_patch(_read_patch_bytes(path), name=name or path.name, path=path, strip=strip)
+    data = _read_patch_bytes(path)
+    return parse_patch(
+        data, name=name or path.name, path=path, strip=strip, allow_empty=allow_empty
+    )
 
 
 def load_patches(
