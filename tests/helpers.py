@@ -248,6 +248,43 @@ def venv_with_wheel(root: Path, name: str, files: dict[str, bytes]) -> Path:
     return python
 
 
+def record_line(site: Path, name: str) -> str:
+    """The ``RECORD`` row of the file ``name`` under ``site``: its path, sha256 (urlsafe
+    base64, unpadded) and size, as an installer writes it."""
+    data = (site / name).read_bytes()
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}\n"
+
+
+def venv_with_installed(
+    root: Path,
+    name: str,
+    version: str,
+    files: dict[str, str],
+    info: dict[str, str] | None = None,
+) -> tuple[Path, Path]:
+    """A virtual environment at ``root`` (without pip) where ``name`` ``version`` is installed
+    as pip installs its wheel: ``files`` (paths relative to site-packages) and a
+    ``.dist-info`` with ``METADATA``, the ``info`` files (``WHEEL``, by name), ``INSTALLER``
+    and a ``RECORD`` of each file's sha256 and size, in that order. Returns
+    ``(python, site)``."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
+    python = root / "bin" / "python"
+    site = site_packages(python)
+    dist_info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    written = {
+        **files,
+        f"{dist_info}/METADATA": metadata,
+        **{f"{dist_info}/{key}": text for key, text in (info or {}).items()},
+        f"{dist_info}/INSTALLER": "pip\n",
+    }
+    write_files(site, written)
+    record = "".join(record_line(site, path) for path in written) + f"{dist_info}/RECORD,,\n"
+    (site / dist_info / "RECORD").write_text(record, encoding="utf-8")
+    return python, site
+
+
 def site_packages(python: Path) -> Path:
     """The site-packages directory (``purelib``) of the environment of ``python``."""
     done = subprocess.run(
@@ -494,4 +531,59 @@ ON_DATA = """Subject: test a second cookie
  Authorization: x
  Cookie: y
 +Cookie: z
+"""
+
+
+# One line, two places: a documentation patch adding one line that upstream took for one
+# of two blocks ending the same way (audit: upstreamed, look: "fits elsewhere").
+
+API_OLD = """API
+===
+
+.. autoclass:: Section
+   :members:
+   :inherited-members:
+
+Reading
+-------
+
+.. autoclass:: Reader
+   :members:
+   :inherited-members:
+
+   .. attribute:: source
+
+"""
+
+SKIP_CODEC = """Subject: keep the build path out of the documentation
+---
+--- a/docs/api.rst
++++ b/docs/api.rst
+@@ -11,6 +11,7 @@ Reading
+ .. autoclass:: Reader
+    :members:
+    :inherited-members:
++   :exclude-members: codec
+ 
+    .. attribute:: source
+ 
+"""
+
+# upstream took the line (indented its own way) for Reader and dropped the attribute;
+# Section's block still ends the same way
+API_NEW = """API
+===
+
+.. autoclass:: Section
+   :members:
+   :inherited-members:
+
+Reading
+-------
+
+.. autoclass:: Reader
+    :members:
+    :inherited-members:
+    :exclude-members: codec
+
 """

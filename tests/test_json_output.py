@@ -204,7 +204,7 @@ def test_the_upgrade_horizon_prints_the_envelope(cli, example: Example) -> None:
 @pytest.mark.parametrize(
     ("args", "command"),
     [
-        (("retire", "x", "--why", "gone", "--json"), "retire"),  # a missing option
+        (("retire", "x", "--at", "1.1", "--json"), "retire"),  # a missing option
         (("runtime", "audit", "--json"), "runtime audit"),  # of a subcommand
         (("lint", "--format", "nope", "--json"), "lint"),  # a value that is not a choice
         (("report", "--json", "--python"), "report"),  # an option without its value

@@ -3,6 +3,8 @@ and judge the series the way ``audit --to`` does."""
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 from pathlib import Path
 
 from helpers import write_files
@@ -19,6 +21,16 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
     """Write ``files`` (path -> text) under ``root``; return ``root``."""
     root.mkdir(parents=True, exist_ok=True)
     return write_files(root, files)
+
+
+def dated(root: Path, day: dt.date) -> Path:
+    """Set every file under ``root`` to noon of ``day`` (as an unpacked tarball keeps its
+    archive's times); return ``root``."""
+    stamp = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc).timestamp()
+    for directory, _, files in os.walk(root):
+        for name in files:
+            os.utime(Path(directory) / name, (stamp, stamp))
+    return root
 
 
 def judge(

@@ -7,10 +7,9 @@ then its tests in a file of their own; the new release rewrote the code the fix 
 from __future__ import annotations
 
 import datetime as dt
-import os
 from pathlib import Path
 
-from audit_support import judge, write_tree
+from audit_support import dated, judge, write_tree
 
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.series.engine import Workspace
@@ -76,16 +75,6 @@ Date: Thu, 04 Jul 2024 12:38:39 +0100
 OLD = {"app/__init__.py": "", "app/images.py": IMAGES, "app/tests/__init__.py": ""}
 
 
-def _dated(root: Path, day: dt.date) -> Path:
-    """Set every file under ``root`` to noon of ``day`` (as an unpacked tarball keeps its
-    archive's times)."""
-    stamp = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc).timestamp()
-    for directory, _, files in os.walk(root):
-        for name in files:
-            os.utime(Path(directory) / name, (stamp, stamp))
-    return root
-
-
 def test_tests_of_a_module_a_failing_patch_creates_are_blocked(tmp_path: Path) -> None:
     tests = TESTS.replace("Origin: upstream, https://review.example.org/c/app/+/923731\n", "")
     new = {**OLD, "app/images.py": NEW_IMAGES}
@@ -103,10 +92,10 @@ def test_tests_of_a_module_a_failing_patch_creates_are_blocked(tmp_path: Path) -
 def test_an_upstream_commit_so_blocked_is_looked_at(tmp_path: Path) -> None:
     # its Origin names upstream's review, dated before the release: as any blocked patch
     # that is upstream's commit, a person decides
-    new_root = _dated(
+    new_root = dated(
         write_tree(tmp_path / "new", {**OLD, "app/images.py": NEW_IMAGES}), dt.date(2025, 4, 2)
     )
-    pin_root = _dated(write_tree(tmp_path / "old", OLD), dt.date(2023, 1, 10))
+    pin_root = dated(write_tree(tmp_path / "old", OLD), dt.date(2023, 1, 10))
     patches = [("fix.patch", FIX), ("tests.patch", TESTS)]
     parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
     ws = Workspace(lambda path: read_file(new_root / path))

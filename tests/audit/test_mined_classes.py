@@ -9,7 +9,7 @@ from pathlib import Path
 
 from audit_support import judge
 
-from helpers import CLI_NEW, CLI_OLD, VERSION_FROM_ENV
+from helpers import API_NEW, API_OLD, CLI_NEW, CLI_OLD, SKIP_CODEC, VERSION_FROM_ENV
 
 # ------------------------------------------------------------------ blocked for context only
 
@@ -342,57 +342,6 @@ def test_a_moved_hunk_whose_lines_upstream_changed_is_ported(tmp_path: Path) -> 
 
 
 # ------------------------------------------------------------------ one line, two places
-
-API_OLD = """API
-===
-
-.. autoclass:: Section
-   :members:
-   :inherited-members:
-
-Reading
--------
-
-.. autoclass:: Reader
-   :members:
-   :inherited-members:
-
-   .. attribute:: source
-
-"""
-
-SKIP_CODEC = """Subject: keep the build path out of the documentation
----
---- a/docs/api.rst
-+++ b/docs/api.rst
-@@ -11,6 +11,7 @@ Reading
- .. autoclass:: Reader
-    :members:
-    :inherited-members:
-+   :exclude-members: codec
- 
-    .. attribute:: source
- 
-"""
-
-# upstream took the line (indented its own way) for Reader and dropped the attribute;
-# Section's block still ends the same way
-API_NEW = """API
-===
-
-.. autoclass:: Section
-   :members:
-   :inherited-members:
-
-Reading
--------
-
-.. autoclass:: Reader
-    :members:
-    :inherited-members:
-    :exclude-members: codec
-
-"""
 
 
 def test_one_line_upstream_has_that_also_fits_elsewhere_is_looked_at(tmp_path: Path) -> None:

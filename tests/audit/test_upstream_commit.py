@@ -11,7 +11,7 @@ import datetime as dt
 import os
 from pathlib import Path
 
-from audit_support import write_tree
+from audit_support import dated, write_tree
 
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.upstream_commit import origin_commit, tree_day
@@ -128,24 +128,14 @@ PIN_DAY = dt.date(2019, 10, 30)
 RELEASE_DAY = dt.date(2025, 6, 12)
 
 
-def _dated(root: Path, day: dt.date) -> Path:
-    """Set every file under ``root`` to noon of ``day`` (as an unpacked tarball keeps its
-    archive's times)."""
-    stamp = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc).timestamp()
-    for directory, _, files in os.walk(root):
-        for name in files:
-            os.utime(Path(directory) / name, (stamp, stamp))
-    return root
-
-
 def _judge(
     tmp_path: Path,
     patches: list[tuple[str, str]],
     pin_day: dt.date = PIN_DAY,
     release_day: dt.date = RELEASE_DAY,
 ) -> list[PatchVerdict]:
-    new_root = _dated(write_tree(tmp_path / "new", {"buf.c": NEW}), release_day)
-    pin_root = _dated(write_tree(tmp_path / "old", {"buf.c": PIN}), pin_day)
+    new_root = dated(write_tree(tmp_path / "new", {"buf.c": NEW}), release_day)
+    pin_root = dated(write_tree(tmp_path / "old", {"buf.c": PIN}), pin_day)
     parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
     ws = Workspace(lambda path: read_file(new_root / path))
     search, pin = TreeSearch(new_root, "new"), TreeSearch(pin_root, "old")
@@ -217,6 +207,6 @@ def test_a_tree_without_real_times_gives_no_day(tmp_path: Path) -> None:
     for name in ("buf.c", "docs/notes.txt"):
         os.utime(root / name, (0, 0))
     assert tree_day(TreeSearch(root, "epoch")) is None
-    _dated(root, RELEASE_DAY)
+    dated(root, RELEASE_DAY)
     os.symlink("buf.c", root / "link.c")
     assert tree_day(TreeSearch(root, "dated")) == RELEASE_DAY

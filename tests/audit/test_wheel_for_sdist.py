@@ -50,18 +50,17 @@ def _sdist(root: Path, version: str) -> Path:
     )
 
 
-@pytest.fixture
-def downstream(tmp_path: Path) -> tuple[Path, Path]:
-    """A Debian-style downstream cut against the sdist of tinypkg 1.0, and the wheel of
-    tinypkg 1.1 (which holds no setup.cfg)."""
-    _sdist(tmp_path, "1.0")
+def _downstream_and_wheel(tmp_path: Path, core_patch: str = CORE_PATCH) -> tuple[Path, Path]:
+    """A Debian-style downstream cut against the sdist of tinypkg 1.0 (in ``tmp_path``),
+    its patches ``core_patch`` and :data:`SETUP_PATCH`, and the wheel of tinypkg 1.1 (which
+    holds no setup.cfg)."""
     down = write_files(
         tmp_path / "down",
         {
             "patchkeeper.toml": 'upstream = "tinypkg"\npin = "1.0"\n'
             'series = "debian/patches/series"\npristine = "../tinypkg-1.0"\n',
             "debian/patches/series": "answer.patch\nsetup-data.patch\n",
-            "debian/patches/answer.patch": CORE_PATCH,
+            "debian/patches/answer.patch": core_patch,
             "debian/patches/setup-data.patch": SETUP_PATCH,
         },
     )
@@ -72,6 +71,13 @@ def downstream(tmp_path: Path) -> tuple[Path, Path]:
         version="1.1",
     )
     return down, wheel
+
+
+@pytest.fixture
+def downstream(tmp_path: Path) -> tuple[Path, Path]:
+    """:func:`_downstream_and_wheel` beside the unpacked sdist of tinypkg 1.0."""
+    _sdist(tmp_path, "1.0")
+    return _downstream_and_wheel(tmp_path)
 
 
 def test_a_wheel_for_a_series_cut_against_the_sdist_is_warned_of(
@@ -118,22 +124,7 @@ def test_a_src_layout_file_the_wheel_has_is_not_named(cli, tmp_path: Path) -> No
             "src/tinypkg/core.py": CORE_OLD,
         },
     )
-    down = write_files(
-        tmp_path / "down",
-        {
-            "patchkeeper.toml": 'upstream = "tinypkg"\npin = "1.0"\n'
-            'series = "debian/patches/series"\npristine = "../tinypkg-1.0"\n',
-            "debian/patches/series": "answer.patch\nsetup-data.patch\n",
-            "debian/patches/answer.patch": CORE_PATCH.replace("/tinypkg/", "/src/tinypkg/"),
-            "debian/patches/setup-data.patch": SETUP_PATCH,
-        },
-    )
-    wheel = pure_wheel(
-        tmp_path,
-        "tinypkg",
-        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
-        version="1.1",
-    )
+    down, wheel = _downstream_and_wheel(tmp_path, CORE_PATCH.replace("/tinypkg/", "/src/tinypkg/"))
     run = cli("audit", "--to", str(wheel), "--json", cwd=down)
     warning = (
         "the new upstream is a wheel and the old pin's tree is not: 1 file the series changes "

@@ -124,28 +124,44 @@ def every_entry(root) -> dict[str, bytes | str]:
     }
 
 
+#: What each command says of a series whose second patch is empty, on the target ``apply``
+#: patched ({target}: the target's label, {pristine}: the pristine tree's).
+EMPTY_SAID = {
+    "apply": "apply: the series is already applied on {target}\nnothing was changed\n",
+    "status": (
+        "status: {target} against {pristine}\n  applied  p.patch\n  empty    empty.patch\n"
+        "    empty.patch: no diff (zero bytes, or only a header): a no-op\n"
+        "ok: 1 of 1 patches applied, 1 empty patch (no-ops), 0 files drifted\n"
+    ),
+    "unapply": (
+        "unapplied 2 patches on {target}: 1 file changed\n"
+        "  empty: empty.patch: no diff (zero bytes, or only a header): a no-op\n"
+    ),
+}
+EMPTY_SAID["verify"] = EMPTY_SAID["status"].replace("status: ", "verify: ")
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize(
-    ("data", "what"),
-    [(b"", "is empty"), (b"Description: nothing yet\nAuthor: A <a@b>\n---\n", "holds no diff")],
+    "data",
+    [b"", b"Description: nothing yet\nAuthor: A <a@b>\n---\n"],
     ids=["0-bytes", "header-only"],
 )
-def test_a_patch_without_hunks_is_named_and_nothing_is_written(
-    tmp_path, command, data, what
-) -> None:
+def test_a_patch_without_hunks_is_an_empty_patch_of_the_series(tmp_path, command, data) -> None:
     """GNU patch takes 0 bytes silently and calls a header without a diff "only garbage";
-    the series names the patch and its line either way, before any file is touched (the
-    target holds the series' first patch, so unapply would otherwise write)."""
+    quilt applies either as an empty patch ("appears to be empty; applied"): in a series it
+    is a no-op, named as empty, and only the other patches write."""
     ds = downstream(tmp_path)
     assert run(ds, "apply").code == 0
     (ds.patches / "empty.patch").write_bytes(data)
     (ds.patches / "series").write_text("p.patch\nempty.patch\n")
     before = every_entry(ds.target)
     outcome = run(ds, command)
-    assert (outcome.code, outcome.out) == (
-        2,
-        f"patchkeeper: error: {ds.patches}/empty.patch:1: the patch {what}: no '--- a/FILE' / "
-        "'+++ b/FILE' or 'diff --git' header with hunks was found\n"
-        "  hint: regenerate the patch, or take it out of the series\n",
+    said = EMPTY_SAID[command].format(
+        target=f"directory {ds.target.resolve()}", pristine=f"directory {ds.pristine.resolve()}"
     )
-    assert every_entry(ds.target) == before
+    assert (outcome.code, outcome.out) == (0, said)
+    if command == "unapply":
+        assert (ds.target / "f").read_bytes() == b"a\n"
+    else:
+        assert every_entry(ds.target) == before

@@ -63,6 +63,54 @@ def test_a_work_dir_that_is_a_file_is_refused(cli, example: Example) -> None:
     assert work.read_text() == "notes\n"
 
 
+@pytest.mark.parametrize("action", ["--continue", "--abort"])
+def test_continue_or_abort_on_a_file_names_it(cli, example: Example, action: str) -> None:
+    """``--continue`` and ``--abort`` where a file stands in the work directory's place: no
+    port can be in progress there; the error names the file and both ways on."""
+    down = example.downstream
+    work = down / ".patchkeeper-port"
+    work.write_text("notes\n")
+    run = cli("port", action, cwd=down)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {work}: the port's work directory is a file, so no port is in "
+        "progress there\n"
+        "  hint: a port keeps its state in a directory: if one was started with another [port] "
+        f"work-dir, set it back and run this again; else move the file {work} away and start "
+        "a port with 'patchkeeper port --to NEWPIN'\n"
+    )
+    assert work.read_text() == "notes\n"
+
+
+@pytest.mark.parametrize("action", ["--continue", "--abort", "--to"])
+def test_a_work_dir_inside_a_file_is_refused(cli, example: Example, action: str) -> None:
+    """A configured work directory below a file: each action names that file (the port that
+    would finish without stopping wrote its journal there and failed with an internal
+    error); nothing changes."""
+    down = example.downstream
+    notes = down / "notes"
+    notes.write_text("notes\n")
+    config = down / "patchkeeper.toml"
+    config.write_text(config.read_text() + '\n[port]\nwork-dir = "notes/port"\n')
+    series = (down / "patches" / "series").read_bytes()
+    args = ["--to", "../upstream/minihttp-1.0", "--in-place"] if action == "--to" else [action]
+    run = cli("port", *args, cwd=down)
+    assert (run.code, run.out) == (2, "")
+    words = f"the port's work directory {notes / 'port'} would be inside this file"
+    hint = (
+        f"move the file {notes} away (a port keeps its state in a directory there), or set "
+        "[port] work-dir to a directory of its own"
+        if action == "--to"
+        else "a port keeps its state in a directory: if one was started with another [port] "
+        f"work-dir, set it back and run this again; else move the file {notes} away and start "
+        "a port with 'patchkeeper port --to NEWPIN'"
+    )
+    then = "" if action == "--to" else ", so no port is in progress there"
+    assert run.err == f"patchkeeper: error: {notes}: {words}{then}\n  hint: {hint}\n"
+    assert notes.read_text() == "notes\n"
+    assert (down / "patches" / "series").read_bytes() == series
+
+
 def test_a_killed_ports_leftovers_are_cleared(cli, example: Example) -> None:
     """A run killed after it made ``original/`` and before ``state.json``: the next port
     starts over it."""

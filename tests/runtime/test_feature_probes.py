@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,44 @@ def test_has_attribute(
 ) -> None:
     tree = UpstreamTree(runtime_trees / "history" / release, ("hup",))
     assert has_attribute(tree, dotted, attribute) is expected
+
+
+def test_probe_tables_reads_each_probed_file_once_for_both_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The names of each plugin file with a ``hasattr`` condition, built once and handed to
+    both probe rules (the probe that stops a patch, the one that lets it run first): a file
+    without a probe gets none, one that does not parse an empty table, and each file is
+    parsed once however many entries it holds."""
+    from patchkeeper.runtime.judge.feature_probes import probe_tables
+    from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV, ParsedFiles
+
+    log = tmp_path / "parsed.log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    root = tmp_path / "plugin"
+    (root / "plug").mkdir(parents=True)
+    (root / "plug" / "p.py").write_text(
+        "from hup.request import Request\nimport hup.utils as utils\n"
+        "try:\n    from hup import extra\nexcept ImportError:\n    extra = None\n"
+    )
+    (root / "plug" / "broken.py").write_text("def (\n")
+    (root / "plug" / "plain.py").write_text("from hup.request import Request\n")
+    probed = ("if", "not hasattr(Request, 'in_flight')")
+    entries = [
+        _entry(probed),
+        replace(_entry(("if", "hasattr(utils, 'helper')")), line=12),
+        replace(_entry(probed), file="plug/broken.py", module="plug.broken"),
+        replace(_entry(("if", "flag")), file="plug/plain.py", module="plug.plain"),
+        replace(_entry(probed), activation=None, file="plug/other.py"),
+    ]
+    entries[:2] = [replace(e, file="plug/p.py") for e in entries[:2]]
+    tables = probe_tables(ParsedFiles(root), entries)
+    assert {file: dict(table) for file, table in tables.items()} == {
+        "plug/p.py": {
+            "Request": Binding("hup.request.Request", "hup.request"),
+            "utils": Binding("hup.utils", "hup.utils"),
+            "extra": Binding("hup.extra", "hup"),
+        },
+        "plug/broken.py": {},
+    }
+    assert log.read_text() == f"{root}/plug/p.py\n{root}/plug/broken.py\n"

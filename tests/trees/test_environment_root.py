@@ -7,45 +7,20 @@ a directory that holds ``pyvenv.cfg`` and the series' files is a tree like any o
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from helpers import site_packages, write_files
+from helpers import venv_with_installed, write_files
 
 CORE = "A = 1\n"
 PATCH = "--- a/pkdemo/core.py\n+++ b/pkdemo/core.py\n@@ -1 +1 @@\n-A = 1\n+A = 2\n"
 COMMANDS = ("apply", "verify", "status", "unapply")
 
 
-def _record_line(site: Path, name: str) -> str:
-    data = (site / name).read_bytes()
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}\n"
-
-
 def _venv_with_pkdemo(root: Path) -> tuple[Path, Path]:
     """A venv with pkdemo 1.0 installed as pip installs its wheel: (python, site)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    python = root / "bin" / "python"
-    site = site_packages(python)
-    info = "pkdemo-1.0.dist-info"
-    write_files(
-        site,
-        {
-            "pkdemo/core.py": CORE,
-            f"{info}/METADATA": "Metadata-Version: 2.1\nName: pkdemo\nVersion: 1.0\n",
-            f"{info}/INSTALLER": "pip\n",
-        },
-    )
-    names = ["pkdemo/core.py", f"{info}/METADATA", f"{info}/INSTALLER"]
-    record = "".join(_record_line(site, name) for name in names) + f"{info}/RECORD,,\n"
-    (site / info / "RECORD").write_text(record, encoding="utf-8")
-    return python, site
+    return venv_with_installed(root, "pkdemo", "1.0", {"pkdemo/core.py": CORE})
 
 
 def _listing(root: Path) -> dict[str, bytes | str]:

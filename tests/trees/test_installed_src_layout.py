@@ -10,22 +10,14 @@ environment is a real ``python -m venv`` into which the test installs the distri
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import subprocess
-import sys
 from pathlib import Path
 
-from helpers import site_packages, write_files
+from helpers import venv_with_installed, write_files
 
 UNIX = "class UnixFileLock:\n    def _acquire(self):\n        mode = 0o644\n        return mode\n"
 
-#: A DEP-3 patch whose paths start at the sdist's root (``src/filelock/...``).
-PATCH = """\
-Description: do not follow symbolic links when opening the lock file
-Origin: upstream, https://example.org/filelock/commit/1
-Last-Update: 2025-12-17
-
+#: The diff of ``_unix.py``, its path from the sdist's root (``src/filelock/...``).
+UNIX_DIFF = """\
 --- a/src/filelock/_unix.py
 +++ b/src/filelock/_unix.py
 @@ -1,4 +1,4 @@
@@ -36,48 +28,41 @@ Last-Update: 2025-12-17
          return mode
 """
 
-
-def _record_line(site: Path, name: str) -> str:
-    data = (site / name).read_bytes()
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{name},sha256={digest},{len(data)}\n"
+#: A DEP-3 patch whose paths start at the sdist's root.
+PATCH = (
+    "Description: do not follow symbolic links when opening the lock file\n"
+    "Origin: upstream, https://example.org/filelock/commit/1\n"
+    "Last-Update: 2025-12-17\n\n" + UNIX_DIFF
+)
 
 
 def _venv_with_filelock(root: Path) -> tuple[Path, Path]:
     """A venv with filelock 3.9.0 installed as pip installs its wheel: (python, site)."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root)], check=True)
-    python = root / "bin" / "python"
-    site = site_packages(python)
-    info = "filelock-3.9.0.dist-info"
-    write_files(
-        site,
+    files = {
+        "filelock/__init__.py": "from filelock._unix import UnixFileLock\n",
+        "filelock/_unix.py": UNIX,
+    }
+    wheel = "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    return venv_with_installed(root, "filelock", "3.9.0", files, {"WHEEL": wheel})
+
+
+def _downstream(root: Path, series: str, patches: dict[str, str]) -> Path:
+    """A Debian-style downstream of filelock 3.9.0: ``series`` and ``patches`` (name ->
+    text) in ``debian/patches/``."""
+    return write_files(
+        root,
         {
-            "filelock/__init__.py": "from filelock._unix import UnixFileLock\n",
-            "filelock/_unix.py": UNIX,
-            f"{info}/METADATA": "Metadata-Version: 2.1\nName: filelock\nVersion: 3.9.0\n",
-            f"{info}/WHEEL": "Wheel-Version: 1.0\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
-            f"{info}/INSTALLER": "pip\n",
+            "patchkeeper.toml": 'upstream = "filelock"\npin = "3.9.0"\n'
+            'series = "debian/patches/series"\n',
+            "debian/patches/series": series,
+            **{f"debian/patches/{name}": text for name, text in patches.items()},
         },
     )
-    names = ["filelock/__init__.py", "filelock/_unix.py", f"{info}/METADATA", f"{info}/WHEEL"]
-    names.append(f"{info}/INSTALLER")
-    record = "".join(_record_line(site, name) for name in names) + f"{info}/RECORD,,\n"
-    (site / info / "RECORD").write_text(record, encoding="utf-8")
-    return python, site
 
 
 def test_src_layout_paths_on_the_installed_distribution(cli, tmp_path: Path) -> None:
     python, site = _venv_with_filelock(tmp_path / "venv")
-    down = tmp_path / "down"
-    write_files(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "filelock"\npin = "3.9.0"\n'
-            'series = "debian/patches/series"\n',
-            "debian/patches/series": "CVE-2025-68146.patch\n",
-            "debian/patches/CVE-2025-68146.patch": PATCH,
-        },
-    )
+    down = _downstream(tmp_path / "down", "CVE-2025-68146.patch\n", {"CVE-2025-68146.patch": PATCH})
     hint = (
         f"hint: these files are under {site} without their leading src/: the series names them "
         "as a source tree (an sdist) lays them out, and the installed distribution has no "
@@ -109,18 +94,10 @@ def test_src_layout_paths_on_the_installed_distribution(cli, tmp_path: Path) -> 
 
 #: A Debian CVE fix in its usual shape: the code, in the sdist's ``src/`` layout, and its test,
 #: which the wheel does not install.
-FIX_WITH_TEST = """\
-Description: close the lock file on error
-Forwarded: not-needed
-
---- a/src/filelock/_unix.py
-+++ b/src/filelock/_unix.py
-@@ -1,4 +1,4 @@
- class UnixFileLock:
-     def _acquire(self):
--        mode = 0o644
-+        mode = 0o600
-         return mode
+FIX_WITH_TEST = (
+    "Description: close the lock file on error\nForwarded: not-needed\n\n"
+    + UNIX_DIFF
+    + """\
 --- a/tests/test_unix.py
 +++ b/tests/test_unix.py
 @@ -1,2 +1,2 @@
@@ -128,6 +105,7 @@ Forwarded: not-needed
 -    assert UnixFileLock()._acquire() == 0o644
 +    assert UnixFileLock()._acquire() == 0o600
 """
+)
 
 #: A documentation patch, first in the series as in many Debian series.
 DOCS = """\
@@ -148,16 +126,8 @@ def test_src_layout_and_uninstalled_files_are_told_apart(cli, tmp_path: Path) ->
     distribution had neither, calling the code file a test, doc or setup file; ``status``
     named only the first patch's ``docs/conf.py``."""
     python, site = _venv_with_filelock(tmp_path / "venv")
-    down = tmp_path / "down"
-    write_files(
-        down,
-        {
-            "patchkeeper.toml": 'upstream = "filelock"\npin = "3.9.0"\n'
-            'series = "debian/patches/series"\n',
-            "debian/patches/series": "fix.patch\n",
-            "debian/patches/docs.patch": DOCS,
-            "debian/patches/fix.patch": FIX_WITH_TEST,
-        },
+    down = _downstream(
+        tmp_path / "down", "fix.patch\n", {"docs.patch": DOCS, "fix.patch": FIX_WITH_TEST}
     )
     run = cli("apply", "--python", str(python), cwd=down)
     assert (run.code, run.out.splitlines()[-1]) == (

@@ -22,6 +22,7 @@ from patchkeeper.audit.shares import file_shares, share_text
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
     BLOCKED,
+    CLEAN,
     CONFLICT,
     PARTIALLY_UPSTREAMED,
     TARGET_GONE,
@@ -223,8 +224,14 @@ def judge_series(
     """Judge every patch in series order on ``ws`` (the new tree, in memory).
 
     ``pin`` is the old pin's tree, ``version`` the new release's version (see
-    :func:`patchkeeper.audit.verdicts.judge_patch`).
+    :func:`patchkeeper.audit.verdicts.judge_patch`). An empty patch (no diff) is *clean*
+    (:func:`empty_verdict`) and the others are judged without it.
     """
+    if any(patch.is_empty for patch in patches):
+        judged = iter(
+            judge_series(ws, [p for p in patches if not p.is_empty], search, pin, version)
+        )
+        return [empty_verdict(p.name) if p.is_empty else next(judged) for p in patches]
     if search is not None:
         register_lines(search, patches)
     start = ws.snapshot()
@@ -242,6 +249,16 @@ def judge_series(
         ):
             resolved = retried
     return [with_action(v) for v in resolved]
+
+
+#: The evidence for an empty patch of a series (zero bytes, or only a header).
+EMPTY_SUMMARY = "the patch holds no diff (zero bytes, or only a header): a no-op on any release"
+
+
+def empty_verdict(name: str) -> PatchVerdict:
+    """The verdict on a patch that holds no diff: *clean*, carried (quilt applies such a
+    patch as a no-op, "appears to be empty; applied", and ``quilt new`` writes them)."""
+    return with_action(PatchVerdict(name, CLEAN, EMPTY_SUMMARY, rule=Rule.APPLIES))
 
 
 def _judge_in_order(

@@ -1396,12 +1396,10 @@ def _rewritten_at_place(
     the patch) says nothing of the patch's change: it stays *port*. Documentation and
     configuration are left out: there upstream rewords a line the patch substitutes (a
     URL, a path, a version) all the time, and the substitution still has to be ported."""
-    if kind != CODE:
+    code = _failing_code(patch, statuses, kind)
+    if code is None:
         return None
-    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
-    if each is None:
-        return None
-    failing = [status for status, _diff, _hunk in each]
+    failing, each = code
     rewrites: list[tuple[bytes, bytes, set[bytes]]] = []
     for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
@@ -1425,6 +1423,22 @@ def _rewritten_at_place(
         f"upstream rewrote at their place the lines {done}, without what the patch "
         f"takes out ({words}): `{old}` is now `{new}`"
     )
+
+
+def _failing_code(
+    patch: Patch, statuses: list[HunkVerdict], kind: str
+) -> tuple[list[HunkVerdict], list[tuple[HunkVerdict, FileDiff, Hunk]]] | None:
+    """For a code patch (``kind``), the failing hunks of the files that decide its verdict
+    (:func:`decides`) when none of them applies (:func:`_only_failing`): their statuses,
+    and each with its file diff and hunk; ``None`` otherwise. The opening of the rules that
+    read code upstream rewrote at the failing hunks' place (:func:`_rewritten_at_place`,
+    :func:`_include_swapped`)."""
+    if kind != CODE:
+        return None
+    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
+    if each is None:
+        return None
+    return [status for status, _diff, _hunk in each], each
 
 
 def _only_failing(
@@ -1539,12 +1553,10 @@ def _include_swapped(
     de-vendored on its own, or may still find its bundled copy by an include path of its
     build. The build decides which, so a person looks, not a port of lines upstream
     already wrote."""
-    if kind != CODE:
+    code = _failing_code(patch, statuses, kind)
+    if code is None:
         return None
-    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
-    if each is None:
-        return None
-    failing = [status for status, _diff, _hunk in each]
+    failing, each = code
     first: tuple[str, bytes, bytes] | None = None
     for _status, diff, hunk in each:
         state = ws.get(diff.old_path or diff.path)
@@ -2364,6 +2376,9 @@ NEW_PLACES_REASON = "extend it to the new places of the text it rewrites"
 #: The reason to look at a patch file that cannot be read.
 UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
+#: The reason of the one unconditional *retire*: no part of the evidence asks for a review.
+UPSTREAM_HAS_IT = "upstream has it"
+
 
 def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     """What to do with a patch, why in a few words, and the rule that decided it:
@@ -2386,7 +2401,7 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         short = any(s.counted[0] < s.counted[1] for s in verdict.shares if s.kind == verdict.kind)
         if short and "written differently" in verdict.summary:
             return RETIRE, "after reviewing the lines not found", own
-        return RETIRE, "upstream has it", own
+        return RETIRE, UPSTREAM_HAS_IT, own
     if verdict.verdict == PARTIALLY_UPSTREAMED:
         if verdict.summary.startswith(AT_PLACE_TEXT):
             reason = "upstream wrote its lines at their place; decide whether that is its fix"

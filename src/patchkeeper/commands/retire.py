@@ -1,5 +1,6 @@
-"""``retire NAME --at VERSION --why TEXT``: take a patch's line out of the series file, delete
-its patch file, and record it in the ledger's Retired table."""
+"""``retire NAME [--at VERSION] --why TEXT``: take a patch's line out of the series file, delete
+its patch file, and record it in the ledger's Retired table; ``--at`` is the configured pin
+when not given (else the installed upstream's version), and the output says which."""
 
 from __future__ import annotations
 
@@ -15,8 +16,9 @@ from patchkeeper.ledger.table import RetireRequest, RetireResult, retire
 
 
 def run(config: Config, request: RetireRequest) -> RetireResult:
-    """Retire the series patch ``request.name`` at upstream version ``request.at`` for the
-    reason ``request.why``.
+    """Retire the series patch ``request.name`` at upstream version ``request.at`` (``None``:
+    the configured pin, else the installed upstream's version) for the reason
+    ``request.why``.
 
     Raises: as :func:`patchkeeper.ledger.table.retire`.
     """
@@ -25,7 +27,11 @@ def run(config: Config, request: RetireRequest) -> RetireResult:
 
 @click.command("retire")
 @click.argument("name")
-@at_option("The upstream version it retired at.")
+@at_option(
+    "The upstream version it retired at (default: the configured pin, else the installed "
+    "upstream's version).",
+    required=False,
+)
 @click.option(OPTION_WHY, required=True, help="Why: the upstream change that carries it.")
 @json_option
 @click.pass_context

@@ -5,6 +5,7 @@ The operation, its refusals and the backup of ``--force`` are in ``trees/unapply
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -55,7 +56,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
     reference = (
         None if from_record or not patches else pristine_for(config, tree, pristine, patches)
     )
-    return unapply_from_tree(
+    result = unapply_from_tree(
         tree,
         patches,
         reference,
@@ -66,6 +67,7 @@ def run(config: Config, request: UnapplyRequest) -> ApplyResult:
         from_record=from_record,
         pin_note=pin_note,
     )
+    return replace(result, empty=tuple(p.name for p in patches if p.is_empty))
 
 
 @click.command("unapply")

@@ -172,11 +172,12 @@ def _under(path: str, directory: str) -> bool:
 
 
 def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> bytes:
-    """The diff of a one-parent commit, relative to ``directory``.
+    """The diff of a one-parent commit, relative to ``directory``; ``b""`` for a commit of no
+    change, which is written as an empty patch (its header alone), as ``import`` commits one.
 
     Raises:
-        ExportError: a merge or root commit, changes outside ``directory``, no change under
-            it, or a binary change.
+        ExportError: a merge or root commit, changes outside ``directory``, or a binary
+            change.
     """
     parents = gitops.commit_parents(checkout, commit)
     short = commit[:12]
@@ -197,8 +198,6 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
             hint=f"a patch is relative to {directory}/; move those changes to another commit",
         )
     diff = gitops.diff_patch(checkout, parents[0], commit, relative=directory, abbrev=abbrev)
-    if not diff:
-        raise ExportError(f"{short} changes nothing", path=checkout, hint="drop the empty commit")
     binary = [f"{directory}/{name}" if directory else name for name in binary_files(diff)]
     if binary:
         raise ExportError(
@@ -230,22 +229,46 @@ def binary_files(diff: bytes) -> list[str]:
     return out
 
 
+def described(subject: bytes, body: bytes) -> bytes:
+    r"""``body`` led by a DEP-3 ``Description`` made of ``subject``, for a commit whose subject
+    is not a ``[TAG] <topic>`` line (it says what the change is, and would be lost); the body
+    follows after a blank line as the long description outside the fields, as ``gbp pq
+    export`` writes a commit (``Subject:``, a blank line, the body). A body that has a
+    ``Description`` or ``Subject`` field already is kept as it is.
+
+    >>> described(b"Fix the retry cap", b"It grew without bound.\n")
+    b'Description: Fix the retry cap\n\nIt grew without bound.\n'
+    >>> described(b"Fix it", b"")
+    b'Description: Fix it\n'
+    """
+    from patchkeeper.series.headers import parse_headers
+
+    names = {field.name.lower() for field in parse_headers(body).fields}
+    if not subject.strip() or names & {"description", "subject"}:
+        return body
+    return b"Description: " + subject.strip() + b"\n" + (b"\n" + body if body else b"")
+
+
 def render_commit(
     checkout: Path,
     commit: str,
     config: Config,
     note: bytes | None = None,
     reference: Patch | None = None,
+    describe: bool = False,
 ) -> tuple[bytes, bytes]:
     """Return ``(subject, patch file bytes)`` of ``commit``.
 
     ``note`` is the commit's provenance note (see :func:`provenance`), if any. ``reference``
     is the patch file already written for it: its form is kept
     (:mod:`patchkeeper.ledger.patch_form`; an ``--- exported from`` line only if it has one);
-    ``None`` writes git's form.
+    ``None`` writes git's form. With ``describe`` (a subject that is no topic), the subject
+    leads the file as its ``Description`` (:func:`described`).
     """
     settings = git_settings(config)
     subject, body = split_message(gitops.commit_message(checkout, commit))
+    if describe:
+        body = described(subject, body)
     abbrev = settings.index_abbrev
     if reference is not None:
         abbrev = patch_form.index_abbrev(reference) or abbrev
@@ -257,6 +280,8 @@ def render_commit(
     preamble = kept_body(checkout, reference, body)
     if exported_from(reference) is not None:
         preamble += exported
+    if not diff:  # a commit of no change: an empty patch, its header alone
+        return subject, preamble
     git = parse_patch(diff, name=reference.name, path=reference.path, strip=1)
     sides = commit_sides(checkout, commit, config.directory, [reference, git])
     return subject, patch_form.render_in_form(reference, preamble, git, sides)
@@ -297,7 +322,7 @@ def reference_patch(path: Path, strip: int) -> Patch | None:
     if not path.is_file():
         return None
     try:
-        return read_patch(path, strip=strip)
+        return read_patch(path, strip=strip, allow_empty=True)
     except PatchFormatError:
         return None
 
@@ -392,8 +417,10 @@ def export_commit(
     """``patchkeeper export REV``: write one commit's patch file.
 
     The file is ``output``, else ``<patches>/<topic>.patch`` from a ``[TAG] <topic>`` subject.
-    When the file exists its form is kept (:mod:`patchkeeper.ledger.patch_form`) unless
-    ``normalise``: then it is written in git's form.
+    A subject that is no topic is written as the file's DEP-3 ``Description``
+    (:func:`described`). When the file exists its form is kept
+    (:mod:`patchkeeper.ledger.patch_form`) unless ``normalise``: then it is written in git's
+    form.
 
     Raises:
         ExportError: the commit cannot be exported, no output is known, or the directory of
@@ -432,7 +459,9 @@ def export_commit(
     _refuse_link_out(config, [output])
     strip = _strips(config).get(output, config.strip)
     reference = None if normalise else reference_patch(output, strip)
-    _, data = render_commit(root, commit, config, notes.get(commit), reference)
+    _, data = render_commit(
+        root, commit, config, notes.get(commit), reference, describe=topic is None
+    )
     changed = _write(output, data)
     unlisted = _unlisted(config, output)
     return ExportResult(
@@ -719,7 +748,11 @@ def reexport_checker(config: Config, checkout: Path) -> Callable[[Patch, str], l
         else:
             return [Finding("PK303", where, line, f"commit {named[:12]} is not in {root}")]
         try:
-            _, expected = render_commit(root, commit, config, notes.get(commit), patch)
+            subject, _ = split_message(gitops.commit_message(root, commit))
+            describe = _topic(config, None, subject, commit) is None  # as export wrote it
+            _, expected = render_commit(
+                root, commit, config, notes.get(commit), patch, describe=describe
+            )
         except ExportError as exc:
             message = f"cannot re-export {named[:12]}: {exc.message}"
             return [Finding("PK302", where, line, message, exc.hint or "")]

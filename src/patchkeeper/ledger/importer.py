@@ -268,13 +268,14 @@ def import_series(config: Config, request: ImportRequest = ImportRequest()) -> I
         for patch in patches:
             body, origin, diff = split_patch(patch)
             topic = row_name(patch.name)
-            index.apply(
-                diff,
-                strip=patch.strip,
-                directory=config.directory,
-                name=patch.name,
-                path=patch.path,
-            )
+            if not patch.is_empty:  # an empty patch (no diff) is a commit of no change
+                index.apply(
+                    diff,
+                    strip=patch.strip,
+                    directory=config.directory,
+                    name=patch.name,
+                    path=patch.path,
+                )
             tree = index.write_tree()
             message = f"[{tag}] {topic}\n".encode() + (b"\n" + body if body else b"")
             commit = gitops.run_text(

@@ -106,6 +106,8 @@ class RetireResult:
         spec_tag: ``FILE:LINE`` of the ``Patch`` tag that still names the patch in the RPM
             spec the series was read from (``init`` from a spec), ``""`` when there is none:
             the spec is the packager's to edit, and rpmbuild stops at the deleted file.
+        at_from: where ``at`` came from when ``--at`` was not given (``"the configured
+            pin"``, ``"the installed vllm"``), ``""`` when it was.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -116,6 +118,7 @@ class RetireResult:
     why: str
     root: Path | None = None
     spec_tag: str = ""
+    at_from: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -746,13 +749,57 @@ class RetireRequest:
 
     Attributes:
         name: the series patch to retire (the ``NAME`` argument, as the series lists it).
-        at: the upstream version it retired at (``--at``), a PEP 440 version.
+        at: the upstream version it retired at (``--at``), a PEP 440 version; ``None``: the
+            default (:func:`default_retire_at`).
         why: why: the upstream change that carries it (``--why``), one line of text.
     """
 
     name: str
-    at: str
+    at: str | None
     why: str
+
+
+#: Where a retirement's version comes from when ``--at`` is not given, in words.
+AT_FROM_PIN = "the configured pin"
+
+
+def default_retire_at(config: Config) -> tuple[str, str]:
+    """The version a patch retires at when ``--at`` is not given, and where it came from in
+    words: the configured ``pin`` (after ``port --in-place``, the release that carries the
+    patch), else the version of the configured upstream installed in the running
+    interpreter, as the commands whose target defaults to the installed upstream find it.
+
+    Raises:
+        ConfigError: neither is there; naming the configuration file and saying to pass
+            ``--at``.
+    """
+    from importlib import metadata
+
+    from patchkeeper.config import spelt_for
+    from patchkeeper.errors import ConfigError
+
+    if config.pin:
+        return config.pin, AT_FROM_PIN
+    if config.upstream:
+        try:
+            return metadata.version(config.upstream), f"the installed {config.upstream}"
+        except metadata.PackageNotFoundError:
+            pass
+    what = (
+        f"no pin, and {config.upstream} is not installed here"
+        if config.upstream
+        else "no upstream and no pin"
+    )
+    raise ConfigError(
+        f"retire needs the upstream version the patch retired at: {OPTION_AT} is not given, "
+        f"and the configuration names {what}",
+        path=config.source,
+        hint=spelt_for(
+            f"pass {OPTION_AT} VERSION, the upstream release that carries the patch (e.g. "
+            f'{OPTION_AT} 1.1), or set pin = "VERSION" in [tool.patchkeeper]',
+            config.source,
+        ),
+    )
 
 
 def retire(config: Config, request: RetireRequest) -> RetireResult:
@@ -764,7 +811,11 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
     ledger table is rewritten without it. The series, the ledger and the removal of the
     patch file are one transaction under the downstream's lock: all three happen, or none.
 
+    Without ``request.at``, the version is :func:`default_retire_at`'s, and the result says
+    where it came from (:attr:`RetireResult.at_from`).
+
     Raises:
+        ConfigError: ``request.at`` is ``None`` and no default can be had.
         PatchkeeperError: ``name`` is not in the series, a marker is missing, ``at`` or
             ``why`` is empty (a Retired row without its version or reason), or ``at`` is not
             a version (PEP 440, as ``packaging.version.Version`` reads it: ``1.1``,
@@ -772,7 +823,8 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
         TargetError: a file cannot be written (nothing was changed).
         LockError: another patchkeeper process works on the downstream.
     """
-    name, at, why = request.name, request.at, request.why
+    name, why = request.name, request.why
+    at, at_from = (request.at, "") if request.at is not None else default_retire_at(config)
     for option, value, example in (
         (OPTION_AT, at, "--at 1.1"),
         (OPTION_WHY, why, "--why 'minihttp #12 is in 1.1'"),
@@ -785,7 +837,7 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
             )
     _check_version(at, name, ledger_settings(config).file)
     with locked_downstream(config):
-        return retire_patch(config, name, at=at, why=why)
+        return replace(retire_patch(config, name, at=at, why=why), at_from=at_from)
 
 
 def _check_version(at: str, name: str, ledger: Path) -> None:

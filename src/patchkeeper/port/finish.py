@@ -53,10 +53,38 @@ def _why(record: PortedPatch, version: str) -> str:
 LEDGER_REWRITTEN = "the ledger table was rewritten from the refreshed headers"
 
 
+def needs_review(record: PortedPatch) -> bool:
+    """Whether a patch the port proposes to retire must be looked at before it is: its audit
+    says *upstreamed* but its action is not the plain *retire* ("upstream has it"), either
+    *look* (upstream has it at one place of two, ...) or a retire with a condition ("after
+    reviewing the lines not found"). ``--retire`` retires only the others: a patch resolved
+    by hand to no change, or one that upstream has whole."""
+    from patchkeeper.audit.verdicts import RETIRE, UPSTREAM_HAS_IT, UPSTREAMED, action_of
+
+    audit = record.audit
+    if record.verdict == DROPPED or audit is None or audit.verdict != UPSTREAMED:
+        return False
+    return action_of(audit)[:2] != (RETIRE, UPSTREAM_HAS_IT)
+
+
+def _action_words(record: PortedPatch) -> str:
+    """The audit's to-do of ``record`` as its summary ends: ``look (upstream has it at ...)``."""
+    return record.summary.rsplit("; to do: ", 1)[-1]
+
+
 def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-    """Write the new series; return ``(where, retired names, extra to-do items)``."""
+    """Write the new series; return ``(where, retired names, extra to-do items)``.
+
+    With ``--retire``, the patches to retire whose evidence asks for a review
+    (:func:`needs_review`) are not retired: their series lines are commented out as
+    proposed, as without ``--retire``, and the to-do names them."""
     records = [step.record for step in steps]
     retiring = {r.name for r in records if r.verdict in RETIRING}
+    automatic = (
+        {r.name for r in records if r.name in retiring and not needs_review(r)}
+        if ctx.state.retire
+        else set()
+    )
     dropped = {r.name for r in records if r.verdict == DROPPED}
     files = {step.record.name: step.data for step in steps if step.data is not None}
     original = ctx.series.path.read_bytes()
@@ -87,7 +115,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
             hint="restore it (the port's copy is in the work directory) or port --abort",
         )
     series = parse_series(series_path)
-    comment = set() if ctx.state.retire else retiring
+    comment = retiring - automatic
     data = series_bytes(original, series, comment, ctx.new_version, dropped)
     settings = {"pin": (ctx.config.pin, ctx.new_version)}
     if ctx.config.pristine:
@@ -113,7 +141,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
         from patchkeeper.ledger.table import retire_patch
 
         for record in records:
-            if record.name in retiring:
+            if record.name in automatic:
                 why = _why(record, ctx.new_version)
                 done = retire_patch(ctx.config, record.name, at=ctx.new_version, why=why)
                 retired.append(record.name)
@@ -223,6 +251,14 @@ def todo_items(
                 + f" ({retire_note(ctx.new_version, dropped)}): 'patchkeeper retire NAME --at "
                 f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
             )
+    if ctx.state.retire:
+        todo += [
+            f"review {r.name} before retiring it: its audit says {_action_words(r)}, and its "
+            f"series line is commented out; then 'patchkeeper retire {r.name} --at "
+            f"{ctx.new_version} --why TEXT', or put the line back"
+            for r in records
+            if r.verdict in RETIRING and not r.pending and needs_review(r)
+        ]
     if outcome == DONE and not ctx.state.in_place and where:
         ledger = _ledger_file(ctx.config)
         steps = (

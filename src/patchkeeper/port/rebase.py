@@ -412,6 +412,8 @@ class Rebase:
         files: tuple[MergedFile, ...] = (),
         failed_hunks: tuple[FailedHunk, ...] = (),
     ) -> Step:
+        if patch.is_empty:  # a no-op: carried as it is, not taken for upstreamed
+            return Step(PortedPatch(patch.name, verdict, summary, audit=evidence), patch.raw)
         targets = list(dict.fromkeys((moved or {}).get(p, p) for p in paths))
         before = _states(self.new_ws, targets)
         after = _states(after_ws, targets)

@@ -78,6 +78,16 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
         recover(work.journal, config.root)
         recover(journal_dir(config), config.root)  # a retire or ledger write cut short
         if request.action in ("abort", "continue") and not work.exists:
+            blocker = work.file_in_the_way()
+            if blocker is not None:
+                raise PortStateError(
+                    f"{work.file_words(blocker)}, so no port is in progress there",
+                    path=blocker,
+                    hint=f"a port keeps its state in a directory: if one was started with "
+                    "another [tool.patchkeeper.port] work-dir, set it back and run this again; "
+                    f"else move the file {blocker} away and start a port with 'patchkeeper "
+                    "port --to NEWPIN'",
+                )
             raise PortStateError("no port is in progress", path=work.root, hint=_no_port(config))
         if request.action == "abort":
             state = work.load()
@@ -287,6 +297,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
             path=work.root,
             hint="run 'patchkeeper port --continue' or 'patchkeeper port --abort'",
         )
+    work.refuse_file()
     to = check_new_release("port", to, source, config.upstream, config.source)
     if retire:
         _check_retire(config, in_place)

@@ -109,6 +109,17 @@ class WorkDir:
     def exists(self) -> bool:
         return (self.root / STATE).is_file()
 
+    def file_in_the_way(self) -> Path | None:
+        """The file where the work directory should be: its own path, or the nearest folder
+        above it that exists and is not a directory (``None`` when there is none). A port
+        cannot keep its state there, so none can be in progress."""
+        for path in (self.root, *self.root.parents):
+            if path.is_dir():
+                return None
+            if path.exists() or path.is_symlink():
+                return path
+        return None
+
     @property
     def conflict(self) -> Path:
         return self.root / "conflict"
@@ -166,6 +177,28 @@ class WorkDir:
             _write(safe_path(original, patch.name), patch.raw)
         self.save(state)
 
+    def refuse_file(self) -> None:
+        """Refuse to start a port where a file stands in the work directory's way
+        (:meth:`file_in_the_way`): it could not keep its state or its journal there.
+
+        Raises:
+            PortStateError: naming the file and what to do.
+        """
+        blocker = self.file_in_the_way()
+        if blocker is not None:
+            raise PortStateError(
+                self.file_words(blocker),
+                path=blocker,
+                hint=f"move the file {blocker} away (a port keeps its state in a directory "
+                "there), or set [tool.patchkeeper.port] work-dir to a directory of its own",
+            )
+
+    def file_words(self, blocker: Path) -> str:
+        """The error's words for :meth:`file_in_the_way`'s ``blocker``."""
+        if blocker == self.root:
+            return "the port's work directory is a file"
+        return f"the port's work directory {self.root} would be inside this file"
+
     def _refuse_foreign(self) -> None:
         """Refuse a work directory that holds anything a port does not write there (the
         configured ``[port] work-dir`` naming the series directory, the downstream itself,
@@ -176,15 +209,9 @@ class WorkDir:
         Raises:
             PortStateError: naming the directory and the first name that is not a port's.
         """
+        self.refuse_file()
         if not self.root.exists():
             return
-        if not self.root.is_dir():
-            raise PortStateError(
-                "the port's work directory is a file",
-                path=self.root,
-                hint=f"move the file {self.root} away (a port keeps its state in a directory "
-                "there), or set [tool.patchkeeper.port] work-dir to a directory of its own",
-            )
         foreign = sorted(
             p.name
             for p in self.root.iterdir()

@@ -62,8 +62,9 @@ def ledger_markdown(result: LedgerResult) -> str:
 @text_renderer(RetireResult)
 def retire_text(result: RetireResult) -> str:
     removed = f"removed {shown(result.patch_file, result.root)}; " if result.patch_file else ""
+    at = f"{result.at} ({result.at_from}; --at names another)" if result.at_from else result.at
     text = (
-        f"retired {shown_name(result.name)} at {result.at}: {removed}took it out of "
+        f"retired {shown_name(result.name)} at {at}: {removed}took it out of "
         f"{shown(result.series, result.root)}; recorded in {shown(result.ledger, result.root)}"
     )
     if result.spec_tag:

@@ -107,11 +107,23 @@ def _drift_words(check: object, undone: bool = True) -> str:
     return f"differs from pristine{when} (sha256 {actual[:12]}, pristine {expected[:12]})"
 
 
+#: What an empty patch of a series is, after its name (quilt: "appears to be empty; applied").
+EMPTY_WORDS = "no diff (zero bytes, or only a header): a no-op"
+
+
+def empty_lines(names: tuple[str, ...]) -> list[str]:
+    """The notice naming the series' empty patches, one line each (none: no line)."""
+    return [f"  empty: {shown_name(name)}: {EMPTY_WORDS}" for name in names]
+
+
 def state_lines(state: SeriesState, detailed: bool) -> list[str]:
     rows = [(patch.state, shown_name(patch.name)) for patch in state.patches]
     out = table(rows)
     for patch in state.patches:
         name = shown_name(patch.name)
+        if patch.state == "empty":
+            out.append(f"    {name}: {EMPTY_WORDS}")
+            continue
         if patch.state == "applied" or (patch.state == "not applied" and not detailed):
             continue
         ranges = hunk_namer((*patch.applied_hunks, *patch.missing_hunks)).ranges
@@ -163,6 +175,8 @@ def apply_text(result: ApplyResult) -> str:
         lines.append(
             f"  drift: overlay file {path} differs from the overlay's (edited in the target)"
         )
+    if result.outcome in ("applied", "unapplied"):
+        lines.extend(empty_lines(result.empty))
     for offset in result.offsets:
         lines.append(
             f"  offset: {shown_name(offset.patch)} {offset.path} hunk #{offset.index} at line "
@@ -203,7 +217,10 @@ def verify_text(result: VerifyResult) -> str:
         if overlay.state != "ok" or result.detailed:
             lines.append(f"  overlay: {overlay.path} {overlay.state}")
     applied = sum(1 for p in state.patches if p.state == "applied")
-    summary = f"{applied} of {len(state.patches)} patches applied"
+    empty = len(state.empty)
+    summary = f"{applied} of {len(state.patches) - empty} patches applied"
+    if empty:
+        summary += f", {plural(empty, 'empty patch')} (no-ops)"
     if state.pristine_label is None:
         summary += "; drift not checked (no pristine reference: pass --pristine)"
         if result.pristine_unavailable:

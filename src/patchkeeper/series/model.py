@@ -217,6 +217,12 @@ class Patch:
     trailer: bytes = b""
 
     @property
+    def is_empty(self) -> bool:
+        """Whether the patch holds no diff (zero bytes, or only a header): in a series it
+        applies as a no-op, as quilt applies it ("appears to be empty; applied")."""
+        return not self.files
+
+    @property
     def touched_paths(self) -> tuple[str, ...]:
         """Every path this patch reads or writes (old and new paths), in order, unique."""
         seen: dict[str, None] = {}

@@ -1159,11 +1159,18 @@ def _other_diff_format(lines: list[bytes]) -> tuple[int, str, str] | None:
     return None
 
 
-def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) -> None:
+def _check_has_changes(
+    files: list[FileDiff], lines: list[bytes], path: Path, allow_empty: bool
+) -> None:
     """A patch must change something: GNU patch says "Only garbage was found in the patch
     input", git apply "No valid patches in input". A plain ``---``/``+++`` header with no
     hunk is also refused; git's hunkless headers (new or deleted empty file, rename, mode
-    change) are changes."""
+    change) are changes.
+
+    With ``allow_empty`` (git apply's ``--allow-empty``), a patch with no diff at all (zero
+    bytes, or only a header) is taken: quilt applies such a patch of a series as a no-op
+    ("Patch X appears to be empty; applied"), and ``quilt new`` writes them. A diff in
+    another format is still refused."""
     if not files:
         other = _other_diff_format(lines)
         if other is not None:
@@ -1179,6 +1186,8 @@ def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) ->
                     else ""
                 ),
             )
+        if allow_empty:
+            return
         what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
         raise PatchFormatError(
             f"the patch {what}: no '--- a/FILE' / '+++ b/FILE' or 'diff --git' header with "
@@ -1200,7 +1209,9 @@ def _check_has_changes(files: list[FileDiff], lines: list[bytes], path: Path) ->
         )
 
 
-def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
+def parse_patch(
+    data: bytes, *, name: str, path: Path, strip: int = 1, allow_empty: bool = False
+) -> Patch:
     """Parse one patch file.
 
     Args:
@@ -1208,6 +1219,9 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         name: the series name of the patch.
         path: the patch file, for messages.
         strip: leading path components to remove from file names (``-p``).
+        allow_empty: take a patch with no diff at all (zero bytes, or only a header) as an
+            empty patch (no file diffs, :attr:`Patch.is_empty`), as a series does; without
+            it such a patch is refused, as ``git apply`` refuses it.
 
     Returns:
         The :class:`Patch`, whose ``raw`` is ``data`` unchanged.
@@ -1249,7 +1263,7 @@ def parse_patch(data: bytes, *, name: str, path: Path, strip: int = 1) -> Patch:
         first_line = (ufile.diff_line_no or 0) + start
         first_line = plain_starts.get(first_line, first_line)
         files.append(_convert_file(ufile, lines, strip, path, first_line, hunk_headers))
-    _check_has_changes(files, lines, path)
+    _check_has_changes(files, lines, path, allow_empty)
     files, trailer = _attach_raw(files, lines, start)
     return Patch(
         name=name,
@@ -1355,13 +1369,18 @@ def _read_patch_bytes(path: Path) -> bytes:
         ) from None
 
 
-def read_patch(path: Path, *, name: str | None = None, strip: int = 1) -> Patch:
-    """Read and parse the patch file at ``path``.
+def read_patch(
+    path: Path, *, name: str | None = None, strip: int = 1, allow_empty: bool = False
+) -> Patch:
+    """Read and parse the patch file at ``path`` (``allow_empty``: as :func:`parse_patch`).
 
     Raises:
         PatchFormatError: the file is missing, unreadable or malformed.
     """
-    return parse_patch(_read_patch_bytes(path), name=name or path.name, path=path, strip=strip)
+    data = _read_patch_bytes(path)
+    return parse_patch(
+        data, name=name or path.name, path=path, strip=strip, allow_empty=allow_empty
+    )
 
 
 def load_patches(
@@ -1441,7 +1460,9 @@ def _load_one(
 
     path, info = files.path(entry)
     if store is None:
-        return parse_patch(_read_patch_bytes(path), name=entry.name, path=path, strip=strip)
+        return parse_patch(
+            _read_patch_bytes(path), name=entry.name, path=path, strip=strip, allow_empty=True
+        )
     remembered = store.unchanged(entry.name, info, strip)
     patch = store.get(remembered, None, entry.name, path, strip) if remembered is not None else None
     if remembered is not None and patch is not None:
@@ -1451,7 +1472,7 @@ def _load_one(
         key = content_key(data, entry.name, strip)
         patch = store.get(key, data, entry.name, path, strip)
         if patch is None:
-            patch = parse_patch(data, name=entry.name, path=path, strip=strip)
+            patch = parse_patch(data, name=entry.name, path=path, strip=strip, allow_empty=True)
             store.put(key, patch)
     store.seen(entry.name, info, strip, key)
     return patch

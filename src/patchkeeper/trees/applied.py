@@ -56,12 +56,14 @@ class PatchStatus(WordEnum):
     NOT_APPLIED = "not applied"  # it does not reverse but applies forward
     PARTIAL = "partially applied"  # some of its hunks reverse
     CONFLICT = "conflict"  # neither: the file differs from both sides
+    EMPTY = "empty"  # it holds no diff: a no-op, applied and not applied alike
 
 
 APPLIED = PatchStatus.APPLIED
 NOT_APPLIED = PatchStatus.NOT_APPLIED
 PARTIAL = PatchStatus.PARTIAL
 CONFLICT = PatchStatus.CONFLICT
+EMPTY = PatchStatus.EMPTY
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,8 @@ class PatchState:
 
     Attributes:
         name: the series name.
-        state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL` or :data:`CONFLICT`.
+        state: :data:`APPLIED`, :data:`NOT_APPLIED`, :data:`PARTIAL`, :data:`CONFLICT`,
+            or :data:`EMPTY` for a patch that holds no diff.
         applied_hunks: the hunks found applied (their post-image present).
         missing_hunks: the hunks not applied.
         problems: what keeps a patch in conflict besides its hunks, in words with the path
@@ -154,11 +157,18 @@ class SeriesState:
 
     @property
     def all_applied(self) -> bool:
-        return all(p.state == APPLIED for p in self.patches)
+        """Every patch applied (an empty patch, a no-op, counts as applied)."""
+        return all(p.state in (APPLIED, EMPTY) for p in self.patches)
 
     @property
     def none_applied(self) -> bool:
-        return all(p.state == NOT_APPLIED for p in self.patches)
+        """No patch applied (an empty patch, a no-op, counts as not applied)."""
+        return all(p.state in (NOT_APPLIED, EMPTY) for p in self.patches)
+
+    @property
+    def empty(self) -> tuple[str, ...]:
+        """The patches that hold no diff, in series order."""
+        return tuple(p.name for p in self.patches if p.state == EMPTY)
 
     @property
     def drifted(self) -> tuple[FileCheck, ...]:
@@ -509,7 +519,18 @@ def series_state(
     ``landing``: where ``apply`` put the hunks (:data:`Landing`), for undoing them there.
 
     ``ws`` is left holding the content with the applied parts of the series undone.
+    An empty patch (:attr:`~patchkeeper.series.model.Patch.is_empty`) is a no-op: it is
+    left out of the walk and its row is :data:`EMPTY`.
     """
+    if any(patch.is_empty for patch in patches):
+        judged = series_state(ws, [p for p in patches if not p.is_empty], pristine, landing)
+        rows = iter(judged.patches)
+        return replace(
+            judged,
+            patches=tuple(
+                PatchState(patch.name, EMPTY) if patch.is_empty else next(rows) for patch in patches
+            ),
+        )
     snapshot = ws.snapshot()
     doubtful: set[str] = set()
     while True:

@@ -44,6 +44,7 @@ def apply_series(
     """
     patches, tree, pin_note = writable_target(config, choice, "apply")
     result = apply_to_tree(tree, patches, lambda: overlays(tree), config.lock_timeout)
+    result = replace(result, empty=tuple(p.name for p in patches if p.is_empty))
     if pin_note and result.outcome in (PARTIAL, DRIFTED):
         # on another release, upstream's own changes read as applied patches or drift: the
         # way on is the warning's, not undoing "applied" hunks the series never wrote

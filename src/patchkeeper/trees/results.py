@@ -70,6 +70,8 @@ class ApplyResult:
             (edited there), for :data:`DRIFTED` on ``unapply``: they are never removed.
         backup: for ``unapply --force`` over drifted files, the directory holding their
             bytes from before the unapply (their patch paths under it), else ``""``.
+        empty: the series' patches that hold no diff (zero bytes, or only a header), in
+            order: no-ops, applied and undone as quilt does ("appears to be empty").
     """
 
     action: str
@@ -85,6 +87,7 @@ class ApplyResult:
     note: str = ""
     edited_overlays: tuple[str, ...] = ()
     backup: str = ""
+    empty: tuple[str, ...] = field(default=(), metadata=FILE_NAME)
 
     @property
     def exit_code(self) -> int:

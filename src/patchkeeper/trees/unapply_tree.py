@@ -259,11 +259,12 @@ def _whole_patches(state: SeriesState, reference: Pristine | None) -> tuple[str,
     pristine reference, which checks that undoing the applied ones gives the pristine files.
     ``None`` when it cannot."""
     from patchkeeper.trees.applied import APPLIED as APPLIED_STATE
-    from patchkeeper.trees.applied import NOT_APPLIED
+    from patchkeeper.trees.applied import EMPTY, NOT_APPLIED
 
     if state.all_applied:
         return tuple(p.name for p in state.patches)
-    if reference is None or any(p.state not in (APPLIED_STATE, NOT_APPLIED) for p in state.patches):
+    whole = (APPLIED_STATE, NOT_APPLIED, EMPTY)
+    if reference is None or any(p.state not in whole for p in state.patches):
         return None
     return tuple(p.name for p in state.patches if p.state == APPLIED_STATE)
 
@@ -286,7 +287,7 @@ def _unfit_on_pristine(
     other problem is a file that neither the tree nor the reference has (a series of the
     sdist's root, with its tests, on an installed wheel) has nothing to undo either."""
     from patchkeeper.series.hunk_evidence import MISSING_FILE
-    from patchkeeper.trees.applied import CONFLICT, NOT_APPLIED
+    from patchkeeper.trees.applied import CONFLICT, EMPTY, NOT_APPLIED
 
     if reference is None or not state.files:
         return []
@@ -295,7 +296,7 @@ def _unfit_on_pristine(
         gone = missing_files and all(p.endswith(f": {MISSING_FILE}") for p in patch.problems)
         if patch.state == CONFLICT and not patch.applied_hunks and (gone or not patch.problems):
             unfit.append(patch.name)
-        elif patch.state != NOT_APPLIED:
+        elif patch.state not in (NOT_APPLIED, EMPTY):
             return []
     return unfit
 

@@ -110,33 +110,49 @@ def dead_probe(
     return ""
 
 
+def has_probe(entry: PatchEntry) -> bool:
+    """Whether a condition on the way to ``entry`` calls ``hasattr``: a candidate probe."""
+    activation = entry.activation
+    return activation is not None and any("hasattr(" in c.text for c in activation.conditions)
+
+
+def probe_tables(modules: ParsedFiles, entries: list[PatchEntry]) -> dict[str, Table]:
+    """The module-level names (imports and aliases, also inside module-level ``if``/``try``
+    blocks; none when the file does not parse) of each plugin file holding an entry with a
+    ``hasattr`` condition (:func:`has_probe`), by file: built once and read by both probe
+    rules, the probe that stops a patch (:func:`dead_probes`) and the one that lets it run
+    first at the new release (:func:`patchkeeper.runtime.judge.opened_guards.
+    opened_guards`)."""
+    tables: dict[str, Table] = {}
+    for entry in entries:
+        if entry.file in tables or not has_probe(entry):
+            continue
+        module = modules[entry.file]
+        package = Path(entry.file).name == "__init__.py"
+        tables[entry.file] = (
+            {} if module is None else scope_table(module.body, {}, entry.module, package)
+        )
+    return tables
+
+
 def dead_probes(
-    root: Path,
+    modules: ParsedFiles,
+    tables: dict[str, Table],
     entries: list[PatchEntry],
     trees: tuple[UpstreamTree, UpstreamTree],
     versions: tuple[str, str],
 ) -> dict[PatchEntry, str]:
     """Per entry on the way to which a feature probe stops running at the new release,
     why (:func:`dead_probe`), or a name bound to a version test does
-    (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`). Each plugin file under
-    ``root`` either check reads is parsed once, for both (:class:`ParsedFiles`); a file
-    with a ``hasattr`` condition gives its module-level names (imports and aliases, also
-    inside module-level ``if``/``try`` blocks; none when it does not parse) once."""
-    modules = ParsedFiles(root)
-    tables: dict[str, Table] = {}
+    (:func:`patchkeeper.runtime.judge.named_gates.dead_named_gate`). ``modules`` are the
+    plugin files parsed once for every check that reads them (:class:`ParsedFiles`),
+    ``tables`` their names by :func:`probe_tables`."""
     out: dict[PatchEntry, str] = {}
     for entry in entries:
-        activation = entry.activation
-        if activation is None:
+        if entry.activation is None:
             continue
         why = dead_named_gate(modules, entry, versions)
-        if not why and any("hasattr(" in c.text for c in activation.conditions):
-            if entry.file not in tables:
-                module = modules[entry.file]
-                package = Path(entry.file).name == "__init__.py"
-                tables[entry.file] = (
-                    {} if module is None else scope_table(module.body, {}, entry.module, package)
-                )
+        if not why and entry.file in tables:
             why = dead_probe(entry, tables[entry.file], trees, versions[1])
         if why:
             out[entry] = why

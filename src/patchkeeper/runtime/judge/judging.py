@@ -36,7 +36,7 @@ from patchkeeper.runtime.judge.entry_memory import (
     recalled_judgement,
 )
 from patchkeeper.runtime.judge.facts import entry_facts
-from patchkeeper.runtime.judge.feature_probes import dead_probes
+from patchkeeper.runtime.judge.feature_probes import dead_probes, probe_tables
 from patchkeeper.runtime.judge.gated_binding import gated_bindings
 from patchkeeper.runtime.judge.import_fallback import import_fallback
 from patchkeeper.runtime.judge.judge import Case, Pending, judge_pending, settle
@@ -72,7 +72,12 @@ from patchkeeper.runtime.parallel import map_forked
 from patchkeeper.runtime.settings import RuntimeSettings
 from patchkeeper.runtime.store.plugin_stores import RESULT
 from patchkeeper.runtime.syntax.gates import release_label
-from patchkeeper.runtime.syntax.parsing import parse_path, plugin_file_tree, plugin_tree_kept
+from patchkeeper.runtime.syntax.parsing import (
+    ParsedFiles,
+    parse_path,
+    plugin_file_tree,
+    plugin_tree_kept,
+)
 
 
 def judge_entries(
@@ -128,10 +133,13 @@ def judge_entries(
         for e in entries
         if is_computed_key(e) or added_constant(e) or binds_keywords(e)
     }
-    dead = dead_probes(settings.root, entries, trees, versions)
+    # the plugin files the probe rules read, parsed once, and their names built once
+    plugin_files = ParsedFiles(settings.root)
+    tables = probe_tables(plugin_files, entries)
+    dead = dead_probes(plugin_files, tables, entries, trees, versions)
     landed = landed_features(settings.root, settings.patch_directory, entries, trees, memory.store)
     newer = newer_imports(settings.root, entries, trees)
-    opened = opened_guards(settings.root, entries, trees)
+    opened = opened_guards(settings.root, entries, trees, tables)
 
     # A target the new tree lacks may have been renamed (judge's rule 3): the names it may
     # have now are looked up in the new tree in one pass, before the workers need them.

@@ -37,7 +37,7 @@ from patchkeeper.runtime.judge.drift import LOOK, Drift, with_decision
 from patchkeeper.runtime.judge.feature_probes import has_attribute, probes
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Condition, PatchEntry
-from patchkeeper.runtime.syntax.names import Table, scope_table
+from patchkeeper.runtime.syntax.names import Table
 from patchkeeper.runtime.syntax.parsing import plugin_file_tree
 
 
@@ -130,29 +130,24 @@ def _opened_probe(
     return None
 
 
-def _table(root: Path, entry: PatchEntry) -> Table:
-    """The module-level names of ``entry``'s file (``{}`` when it does not parse)."""
-    parsed = plugin_file_tree(root / entry.file)
-    if parsed is None:
-        return {}
-    return scope_table(parsed.body, {}, entry.module, Path(entry.file).name == "__init__.py")
-
-
 def opened_guards(
-    root: Path, entries: list[PatchEntry], trees: tuple[UpstreamTree, UpstreamTree]
+    root: Path,
+    entries: list[PatchEntry],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    tables: dict[str, Table],
 ) -> dict[PatchEntry, str]:
     """Per entry of ``entries`` (files relative to the plugin ``root``) on whose way a guard
     stopped the patch at the old release (``trees[0]``) and lets it through at the new one
-    (``trees[1]``): why, as one sentence naming the guard's file and line and the module."""
+    (``trees[1]``): why, as one sentence naming the guard's file and line and the module.
+    ``tables``: the module-level names of the files with a feature probe
+    (:func:`patchkeeper.runtime.judge.feature_probes.probe_tables`, built once for both
+    probe rules)."""
     out: dict[PatchEntry, str] = {}
-    tables: dict[str, Table] = {}
     for entry in entries:
         activation = entry.activation
         if activation is None:
             continue
-        if any("hasattr(" in c.text for c in activation.conditions):
-            if entry.file not in tables:
-                tables[entry.file] = _table(root, entry)
+        if entry.file in tables:
             opened = _opened_probe(entry, tables[entry.file], trees)
             if opened is not None:
                 condition, probed = opened
