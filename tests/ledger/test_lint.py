@@ -436,3 +436,14 @@ def test_unparsable_patch_says_what_to_do(downstream: Path) -> None:
         "patches/logo.patch:7: PK304 binary diff for pkg/logo.png: patchkeeper applies text "
         "diffs only: ship the binary file as an overlay, or regenerate the diff as text",
     ]
+
+
+def test_an_empty_patch_is_no_parse_finding(downstream: Path) -> None:
+    """A patch of a header alone (a ``quilt new`` placeholder described before its first
+    change) is a no-op of the series, as apply and verify take it: its header is checked as
+    any patch's, and no PK304 says it cannot be parsed."""
+    patches = downstream / "patches"
+    header = (patches / "size-knob.patch").read_bytes().split(b"\n---", 1)[0]
+    (patches / "placeholder.patch").write_bytes(header + b"\n")
+    (patches / "series").write_text((patches / "series").read_text() + "placeholder.patch\n")
+    assert _texts(downstream) == []

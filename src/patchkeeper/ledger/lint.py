@@ -453,7 +453,9 @@ def lint_patch(
             _header_map(headers, hsettings), where, fallback, hsettings, config.pin
         )
     try:
-        patch = parse_patch(data, name=name, path=path, strip=strip)
+        # an empty patch (zero bytes, or a header alone) is a no-op in a series, as in
+        # quilt: apply and verify take it, so it is no parse finding
+        patch = parse_patch(data, name=name, path=path, strip=strip, allow_empty=True)
     except PatchFormatError as exc:
         return _by_line([*findings, _parse_finding(exc, where)]), None
     findings += check_knobs(patch, where, lsettings, registered, config.directory)
