@@ -4,8 +4,8 @@ release, named under the table with its file, line and what to do, and every oth
 judged (exit 2, the report complete). It stopped at the first such file, with no table at
 all, though the manual says one unreadable patch costs only its own verdict.
 
-The series is in the shape of a Debian package's: gbp pq patches, one of them a header left
-without its diff (its hunks lost in a rebase), one listed but missing."""
+The series is in the shape of a Debian package's: gbp pq patches, one of them with a hunk cut
+short (in a rebase), one listed but missing."""
 
 from __future__ import annotations
 
@@ -31,7 +31,14 @@ diff --git a/server/message.py b/server/message.py
 LOST_HUNKS = """From: Tess Ter <tess@example.org>
 Subject: Don't call chown(2) if it would be a no-op
 
-The hunks went missing in a rebase.
+The hunk was cut short in a rebase.
+---
+diff --git a/server/message.py b/server/message.py
+--- a/server/message.py
++++ b/server/message.py
+@@ -1,2 +1,4 @@
+ def parse(name):
++    chown(name)
 """
 
 
@@ -60,9 +67,8 @@ def test_an_unreadable_patch_costs_only_its_own_row(cli, tmp_path: Path) -> None
     down = _downstream(tmp_path)
     patches = down / "debian" / "patches"
     no_diff = (
-        f"{patches / '0002-chown.patch'}:1: the patch holds no diff: no '--- a/FILE' / "
-        "'+++ b/FILE' or 'diff --git' header with hunks was found (regenerate the patch, or "
-        "take it out of the series)"
+        f"{patches / '0002-chown.patch'}:11: truncated hunk: the patch ends before the line "
+        "counts of its header are met (regenerate the patch; do not edit hunks by hand)"
     )
     missing = (
         f"{patches / 'series'}:3: the series lists 0003-gone.patch, which does not exist "
