@@ -5,7 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from patchkeeper.audit.verdicts import GOOD, UNREADABLE, UPSTREAMED, PatchVerdict
+from patchkeeper.audit.verdicts import (
+    GOOD,
+    UNREADABLE,
+    UPSTREAMED,
+    PatchVerdict,
+    plainly_upstream,
+)
 
 
 @dataclass(frozen=True)
@@ -38,8 +44,17 @@ class AuditResult:
 
     @property
     def to_retire(self) -> tuple[str, ...]:
-        """The patches the new upstream already carries."""
-        return tuple(v.name for v in self.verdicts if v.verdict == UPSTREAMED)
+        """The patches the new upstream already carries, with nothing of the evidence asking
+        for a review first (:func:`~patchkeeper.audit.verdicts.plainly_upstream`)."""
+        return tuple(v.name for v in self.verdicts if plainly_upstream(v))
+
+    @property
+    def to_review(self) -> tuple[str, ...]:
+        """The *upstreamed* patches whose action asks a person first (*look*, or a retire
+        after reviewing the lines not found): retired only once someone has looked."""
+        return tuple(
+            v.name for v in self.verdicts if v.verdict == UPSTREAMED and not plainly_upstream(v)
+        )
 
     @property
     def exit_code(self) -> int:

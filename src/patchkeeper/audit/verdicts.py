@@ -2380,6 +2380,16 @@ UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 UPSTREAM_HAS_IT = "upstream has it"
 
 
+def plainly_upstream(verdict: PatchVerdict) -> bool:
+    """Whether ``verdict`` is *upstreamed* with the one unconditional action, *retire*
+    because upstream has it (:data:`UPSTREAM_HAS_IT`): nothing of its evidence asks a
+    person first. An *upstreamed* verdict whose action is *look* (upstream has it at one
+    place of two) or a retire "after reviewing the lines not found" is not."""
+    if verdict.verdict != UPSTREAMED:
+        return False
+    return action_of(verdict)[:2] == (RETIRE, UPSTREAM_HAS_IT)
+
+
 def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     """What to do with a patch, why in a few words, and the rule that decided it:
     ``(action, reason, rule)``. The rule is the verdict's own (:attr:`PatchVerdict.rule`)

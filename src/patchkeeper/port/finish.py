@@ -59,12 +59,12 @@ def needs_review(record: PortedPatch) -> bool:
     *look* (upstream has it at one place of two, ...) or a retire with a condition ("after
     reviewing the lines not found"). ``--retire`` retires only the others: a patch resolved
     by hand to no change, or one that upstream has whole."""
-    from patchkeeper.audit.verdicts import RETIRE, UPSTREAM_HAS_IT, UPSTREAMED, action_of
+    from patchkeeper.audit.verdicts import UPSTREAMED, plainly_upstream
 
     audit = record.audit
     if record.verdict == DROPPED or audit is None or audit.verdict != UPSTREAMED:
         return False
-    return action_of(audit)[:2] != (RETIRE, UPSTREAM_HAS_IT)
+    return not plainly_upstream(audit)
 
 
 def _action_words(record: PortedPatch) -> str:

@@ -91,6 +91,9 @@ def audit_text(result: AuditResult) -> str:
     if result.to_retire:
         retire = ", ".join(shown_name(name) for name in result.to_retire)
         lines.append("to retire (already upstream): " + retire)
+    if result.to_review:
+        review = ", ".join(shown_name(name) for name in result.to_review)
+        lines.append("upstream, to review before retiring: " + review)
     return "\n".join(lines)
 
 
@@ -131,5 +134,11 @@ def audit_markdown(result: AuditResult) -> str:
         out.append("### To retire")
         out.append("")
         for name in result.to_retire:
+            out.append(f"- `{shown_name(name)}`")
+    if result.to_review:
+        out.append("")
+        out.append("### Upstream, to review before retiring")
+        out.append("")
+        for name in result.to_review:
             out.append(f"- `{shown_name(name)}`")
     return "\n".join(out) + "\n"
