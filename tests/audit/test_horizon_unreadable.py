@@ -93,7 +93,8 @@ def test_an_unreadable_patch_costs_only_its_own_row(cli, tmp_path: Path) -> None
         "",
         f"0002-chown.patch (unreadable): {no_diff}{rest}",
         f"0003-gone.patch (unreadable): {missing}{rest}",
-        "next pin: 1.1 (highest release that needs no patch ported by hand)",
+        "next pin: 1.1 (highest release that needs no patch ported by hand, not counting "
+        "0002-chown.patch and 0003-gone.patch, which cannot be read)",
     ]
     assert (data["exit_code"], data["next_pin"]) == (2, "1.1")
     assert [

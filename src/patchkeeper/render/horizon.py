@@ -15,6 +15,7 @@ from patchkeeper.audit.verdicts import (
 )
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.console import current
+from patchkeeper.system.names import shown_name
 
 #: Shorter verdict words for a table too wide for the terminal (a legend says what they mean).
 SHORT: dict[str, str] = {
@@ -63,7 +64,12 @@ def next_pin_line(result: HorizonResult) -> str:
             )
         return line
     stay = "stay at " if result.next_pin_is_current else ""
-    return f"next pin: {stay}{result.next_pin} (highest release {BLOCKING_WORDS})"
+    line = f"next pin: {stay}{result.next_pin} (highest release {BLOCKING_WORDS}"
+    unread = [shown_name(v.name) for v in result.unreadable]
+    if unread:  # a patch that cannot be read was judged nowhere: the pin holds without it
+        names = unread[0] if len(unread) == 1 else f"{', '.join(unread[:-1])} and {unread[-1]}"
+        line += f", not counting {names}, which cannot be read"
+    return line + ")"
 
 
 def _cut(text: str, width: int) -> str:
