@@ -272,10 +272,30 @@ def interrupt_again(unraisable: Any) -> None:
     if unraisable.exc_type is not None and issubclass(unraisable.exc_type, KeyboardInterrupt):
         import _thread
 
+        _LOST_INTERRUPTS.append(unraisable.exc_type)
         # from another thread: raised here, in the hook, it would be ignored in turn
         _thread.start_new_thread(_thread.interrupt_main, ())
         return
     sys.__unraisablehook__(unraisable)
+
+
+#: The Ctrl-Cs :func:`interrupt_again` took from the interpreter's hook, in the order they
+#: came (a list: the hook runs in whatever thread the interpreter was in).
+_LOST_INTERRUPTS: list[type[BaseException]] = []
+
+
+def _raise_lost_interrupt() -> None:
+    """Raise a Ctrl-C :func:`interrupt_again` took while the modules loaded, now that they
+    have: the other thread's interrupt is asynchronous, and on a loaded machine it came only
+    after a short command had run to its end. SIGINT is ignored from here on, so that the
+    other thread's interrupt, if it is still to come, cannot land in the handling of this
+    one (``signal``'s handler is what ``interrupt_main`` simulates; an ignored signal it
+    leaves alone)."""
+    if _LOST_INTERRUPTS:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        raise KeyboardInterrupt
 
 
 def entry() -> None:
@@ -312,6 +332,7 @@ def _entry() -> None:
 
         from patchkeeper.main import main
 
+        _raise_lost_interrupt()
         captured, real = io.StringIO(), sys.stdout
         sys.stdout = captured
         try:
@@ -329,6 +350,7 @@ def _entry() -> None:
         _end(applied)
     from patchkeeper.main import entry as command_line
 
+    _raise_lost_interrupt()
     command_line()
 
 

@@ -68,3 +68,20 @@ def test_a_ctrl_c_the_interpreter_would_only_print_is_an_interruption(tmp_path) 
         [sys.executable, "-c", INTERRUPTED_CALLBACK], cwd=tmp_path, capture_output=True, text=True
     )
     assert (done.returncode, done.stdout, done.stderr) == (130, "", "\npatchkeeper: interrupted\n")
+
+
+#: As :data:`INTERRUPTED_CALLBACK`, on a machine so loaded that the thread which interrupts
+#: the main one is not run before the command would end: its start does nothing here.
+INTERRUPT_THREAD_LATE = INTERRUPTED_CALLBACK.replace(
+    "sys.meta_path.insert(",
+    "import _thread\n_thread.start_new_thread = lambda *args: None\nsys.meta_path.insert(",
+)
+
+
+def test_a_ctrl_c_taken_from_the_hook_does_not_wait_for_a_thread(tmp_path) -> None:
+    """The Ctrl-C taken while the modules load is raised once they have loaded, before the
+    command runs, however late the other thread would come."""
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPT_THREAD_LATE], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert (done.returncode, done.stdout, done.stderr) == (130, "", "\npatchkeeper: interrupted\n")
