@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from keyword import kwlist
@@ -301,14 +303,60 @@ def _at_pin(token: bytes, pin: PinText) -> bool:
     (False, True)
     >>> _at_pin(b"30", pin), _at_pin(b"300", pin), _at_pin(b"POOL", pin), _at_pin(b"der", pin)
     (False, True, False, True)
+
+    The empty string is never taken for one the pin had, though the pin has one: nearly
+    every file does, so its being there tells nothing of what the patch introduced.
+
+    >>> _at_pin(b'""', pin_text(b'name = ""'))
+    False
     """
     first = token[:1]
     if first == b'"' and len(token) >= 2:
         body = token[1:-1]
+        if not body:
+            return False  # the empty string is in almost every file: no evidence either way
         return b'"' + body + b'"' in pin.data or b"'" + body + b"'" in pin.data
     if first.isalnum() or first == b"_":
         return token in pin.words
     return token in pin.data
+
+
+def _literal(token: bytes) -> bytes | None:
+    """A string literal's content, its quotes and escaped quotes aside (``'it\\'s'`` and
+    ``"it's"`` are one content); ``None`` for any other token.
+
+    >>> _literal(b'"identity"'), _literal(b"'x'") == _literal(b'"x"'), _literal(b'""')
+    (b'identity', True, b'')
+    >>> _literal(b"val"), _literal(b"(")
+    (None, None)
+    """
+    if len(token) >= 2 and token[:1] in (b'"', b"'") and token[-1:] == token[:1]:
+        return token[1:-1].replace(b'\\"', b'"').replace(b"\\'", b"'")
+    return None
+
+
+def _swaps_literal(changes: Iterable[tuple[list[bytes], list[bytes]]]) -> bool:
+    """Whether a candidate line has a string literal of the added line replaced by a string
+    literal of other content; ``changes`` are the runs of tokens that differ, each as
+    ``(the candidate's, the added line's)``. Over them, the added line has a literal whose
+    content the candidate's runs lack, and the candidate one whose content the added line's
+    lack. A literal is data: ``== "identity"`` where the patch compares with ``""`` is
+    another test, not the same one spelled differently, whether or not the old pin had the
+    patch's literal somewhere (as it has the empty one almost everywhere). A literal only
+    moved within the line, or one replaced by a name (a constant), is no swap.
+
+    >>> _swaps_literal([([b'"identity"'], [b'""'])])
+    True
+    >>> moved = [([b'"a"', b","], []), ([], [b",", b"'a'"])]
+    >>> _swaps_literal([([b"MODE"], [b'"rb"'])]), _swaps_literal(moved)
+    (False, False)
+    """
+    lost: Counter[bytes] = Counter()
+    gained: Counter[bytes] = Counter()
+    for candidate_run, added_run in changes:
+        gained.update(c for c in map(_literal, candidate_run) if c is not None)
+        lost.update(c for c in map(_literal, added_run) if c is not None)
+    return bool(lost - gained) and bool(gained - lost)
 
 
 def _same_name(a: bytes, b: bytes) -> bool:
@@ -332,12 +380,26 @@ def _respelling(
     upstream writing another one there is another change. :data:`CONTRARY` when the line is
     such a respelling but for tokens that turn its meaning (:func:`_turns`: a negation
     added or dropped, a comparison turned, a boolean swapped): the same line saying
-    something else. Else ``None``."""
+    something else. Else ``None``, also when a string literal of ``wanted`` is replaced by
+    one of other content (:func:`_swaps_literal`), whatever the pin has: a name may be
+    respelled (upstream calls a local its own way), a literal's content is what the line
+    says.
+
+    >>> def judged(candidate, added, pin):
+    ...     mine, theirs = tokens(candidate), tokens(added)
+    ...     matcher = SequenceMatcher(None, mine, theirs, autojunk=False)
+    ...     return _respelling(matcher, mine, theirs, pin_text(pin))
+    >>> pin = b'if value.lower() == "chunked":\\n    x = ""\\n'
+    >>> judged(b'elif val.lower() == "identity":', b'elif value.lower() == "":', pin)
+    >>> judged(b'elif val.lower() == "chunked":', b"elif value.lower() == 'chunked':", pin)
+    'respelled'
+    """
     changed_a = changed_b = 0
     contrary = False
-    for op, a1, a2, b1, b2 in matcher.get_opcodes():
-        if op == "equal":
-            continue
+    opcodes = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if _swaps_literal((candidate[a1:a2], wanted[b1:b2]) for _, a1, a2, b1, b2 in opcodes):
+        return None
+    for op, a1, a2, b1, b2 in opcodes:
         changed_a += a2 - a1
         changed_b += b2 - b1
         if _turns(candidate[a1:a2], wanted[b1:b2]):
