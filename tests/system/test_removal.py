@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -27,24 +25,24 @@ def _work_dir(root: Path) -> Path:
     return work
 
 
-def test_a_ctrl_c_while_removing_is_raised_after_the_tree_is_gone(tmp_path: Path) -> None:
+def test_a_ctrl_c_while_removing_is_raised_after_the_tree_is_gone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     work = _work_dir(tmp_path)
+    install = signal.signal
 
-    def ctrl_c_once_held() -> None:
-        # wait until the removal holds SIGINT, then press Ctrl-C
-        deadline = time.monotonic() + 10
-        while signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-            if time.monotonic() > deadline:
-                return
-            time.sleep(0.0005)
-        os.kill(os.getpid(), signal.SIGINT)
+    def press_ctrl_c_once_held(signum: int, handler: object) -> object:
+        # the moment the removal holds SIGINT, a Ctrl-C comes: the signal is delivered to
+        # the process now and handled by the held handler at the removal's next step
+        previous = install(signum, handler)  # type: ignore[arg-type]
+        if signum == signal.SIGINT and handler is not signal.default_int_handler:
+            os.kill(os.getpid(), signal.SIGINT)
+        return previous
 
-    thread = threading.Thread(target=ctrl_c_once_held)
-    thread.start()
+    monkeypatch.setattr(signal, "signal", press_ctrl_c_once_held)
     with pytest.raises(KeyboardInterrupt):
         remove_tree(work)
-        time.sleep(5)  # a Ctrl-C that came just after the removal lands here
-    thread.join()
+    monkeypatch.undo()
     assert (work.exists(), signal.getsignal(signal.SIGINT)) == (
         False,
         signal.default_int_handler,
