@@ -140,6 +140,30 @@ def test_what_a_hint_says_in_tools() -> None:
     )
 
 
+def test_a_command_line_in_a_sentence_ends_where_its_options_do() -> None:
+    """An unquoted command line takes its command, its options with their values and the
+    arguments the command has room for; the words after go on with the sentence, so what is
+    said of it (the tool, or that no tool runs it) follows the command, not the sentence."""
+    hint = (
+        "pass --from NAME==VERSION (or a directory), or set upstream and pin in "
+        "[tool.patchkeeper] (patchkeeper init --upstream NAME==VERSION writes them for a plugin)"
+    )
+    assert translate(hint, find_tool("runtime_audit"), cli) == (
+        "pass `from` NAME==VERSION (or a directory), or set upstream and pin in "
+        "[tool.patchkeeper] (patchkeeper init --upstream NAME==VERSION (a command line: no "
+        "tool runs it) writes them for a plugin)"
+    )
+    assert translate("then run patchkeeper upgrade --continue to go on", None, cli) == (
+        "then call write_upgrade_continue (write: true) to go on"
+    )
+    assert translate("patchkeeper export 3f1c2a9 -o fix.patch writes it", None, cli) == (
+        "patchkeeper export 3f1c2a9 -o fix.patch (a command line: no tool runs it) writes it"
+    )
+    assert translate("run patchkeeper record -- pytest -x tests", None, cli) == (
+        "run patchkeeper record -- pytest -x tests (a command line: no tool runs it)"
+    )
+
+
 def test_an_error_names_the_arguments_the_call_gave(tmp_path: Path) -> None:
     """The command's error names its options (``--from nowhere: ...``, click's ``Invalid
     value for '--plugin'``); the agent gave arguments, so the error names those."""

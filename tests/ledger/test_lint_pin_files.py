@@ -280,6 +280,37 @@ def test_files_a_requirements_file_reads_in_are_read_too(cli, tmp_path: Path) ->
     )
 
 
+def test_a_requirements_file_saved_with_a_byte_order_mark(cli, tmp_path: Path) -> None:
+    """A requirements file an editor saved as "UTF-8 with BOM" (a project's
+    ``docs/requirements.txt``) is read as pip reads it, the mark dropped: its first line is a
+    requirement, and its ``-r`` line is followed. A ``pyproject.toml`` with the mark, which
+    TOML does not allow, is a PK602 that says so."""
+    root = _project(tmp_path / "project")
+    (root / "docker" / "requirements.txt").write_bytes(
+        b"\xef\xbb\xbf-r ../extra/pins.txt\n" + REQUIREMENTS.encode()
+    )
+    (root / "extra").mkdir()
+    (root / "extra" / "pins.txt").write_bytes(b"\xef\xbb\xbfvllm==0.31.0\n")
+    (root / "docs" / "requirements.txt").write_bytes(b"\xef\xbb\xbfsphinx==7.0\nvllm==0.32.0\n")
+    (root / "pyproject.toml").write_bytes(b"\xef\xbb\xbf" + PYPROJECT.encode())
+    run = cli("lint", cwd=root)
+    assert (run.code, run.out.splitlines(), run.err) == (
+        1,
+        [
+            TEXT[0].replace(":3:", ":4:"),
+            'extra/pins.txt:1: PK601 pins vllm==0.31.0, but pin = "0.32.0" in '
+            "patchkeeper.toml: raise the requirement to 0.32.0 or lower pin in "
+            "patchkeeper.toml, so that both name the release the project installs",
+            "pyproject.toml:1: PK602 not valid TOML: the file starts with a byte order mark "
+            "(U+FEFF), which TOML does not allow: save the file as UTF-8 without a BOM (the "
+            'editor\'s "UTF-8", not "UTF-8 with BOM")',
+            TEXT[2],
+            "4 problems in 0 patches",
+        ],
+        "",
+    )
+
+
 def test_the_hint_moves_the_pin_or_the_requirement_toward_the_other(cli, tmp_path: Path) -> None:
     """The advice points the way that brings the two together: a requirement left below the
     pin (the pin an upgrade moved: ``vllm==0.30.0`` with ``pin = "0.32.0"``) is raised to it,

@@ -318,8 +318,8 @@ def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Exa
     retry = "series redirect-strip-proxy-auth.patch: .patchkeeper-port/conflict/files/retry.py"
     assert run.out.splitlines() == [
         f"upgrade of {down} to 1.1",
-        "  audit          done     7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, "
-        "1 clean, 1 blocked",
+        "  audit          done     7 patches: 1 clean, 2 offset, 1 upstreamed, 1 conflict, "
+        "1 target gone, 1 blocked",
         "                          wrote .patchkeeper/evidence/audit.json",
         "  runtime audit  skipped  no runtime patches configured",
         "  decide         done     7 tables added, 0 kept",
@@ -384,7 +384,7 @@ def test_markdown_is_a_pull_request_description(cli, example: Example) -> None:
         "",
         "| step | status | what | commit |",
         "| --- | --- | --- | --- |",
-        "| audit | done | 7 patches: 1 upstreamed, 1 conflict, 1 target gone, 2 offset, 1 clean, "
+        "| audit | done | 7 patches: 1 clean, 2 offset, 1 upstreamed, 1 conflict, 1 target gone, "
         f"1 blocked | `{commits[0][:12]}` upgrade: audit the series against 1.1 |",
         "| runtime audit | skipped | no runtime patches configured |  |",
         f"| decide | done | 7 tables added, 0 kept | `{commits[1][:12]}` upgrade: suggest "

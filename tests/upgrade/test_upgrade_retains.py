@@ -1,6 +1,6 @@
 """What ``upgrade`` leaves for a person lists the suggestions that need judging one by one
-and the runtime entries upstream left as they were (suggested *retain*, verdict *retain*) in
-one line: each still needs accepting (``report --check`` asks for it), none needs thought,
+and the runtime entries the runtime audit found nothing to change in (suggested *retain*,
+verdict *retain*) in one line: each still needs accepting (``report --check`` asks for it), none needs thought,
 and on a real plugin they were two hundred lines hiding the rest. ``--json`` lists each (test_upgrade_mixed)."""
 
 from __future__ import annotations
@@ -35,6 +35,6 @@ def test_retained_runtime_entries_are_counted_in_one_line(cli, plugin: Path) -> 
         "update (verdict: update)",
         "   - runtime metaplug/patch/performance/kernels.py::tinyup.kernels.add_kernel: update "
         "(verdict: update)",
-        "   - runtime: retain for 3 entries whose code upstream left as it was (verdict: "
-        "retain): nothing to change, accept them",
+        "   - runtime: retain for 3 entries the runtime audit found nothing to change in "
+        "(verdict: retain): accept them",
     ]

@@ -12,6 +12,7 @@ from patchkeeper.errors import GitError, PatchkeeperError
 from patchkeeper.upstream.bump import ChangedFile, NoBumpError, bumped, changed_files, one_pin
 from patchkeeper.upstream.reqfiles import (
     RequirementFileError,
+    included_files,
     poetry_specifier,
     requirements_for,
 )
@@ -96,6 +97,37 @@ def test_a_toml_syntax_error_names_the_file_and_line() -> None:
     with pytest.raises(RequirementFileError) as caught:
         requirements_for("urllib3", "svc/pyproject.toml", "[project]\ndependencies = [\n=\n")
     assert (caught.value.path.as_posix(), caught.value.line) == ("svc/pyproject.toml", 3)  # type: ignore[union-attr]
+
+
+def test_a_byte_order_mark_is_dropped_by_pip_and_refused_by_toml_and_setuptools() -> None:
+    bom = "\ufeff"
+    assert found("urllib3", "requirements.txt", bom + "urllib3==1.26.20\n") == [
+        ("urllib3==1.26.20", "urllib3==1.26.20", 1)
+    ]
+    assert included_files(bom + "-r base.txt\n") == [(1, "base.txt")]
+    errors = {}
+    for path, text in {
+        "pyproject.toml": '[project]\ndependencies = ["urllib3"]\n',
+        "uv.lock": '[[package]]\nname = "urllib3"\nversion = "2.0"\n',
+        "setup.cfg": "[options]\ninstall_requires = urllib3\n",
+    }.items():
+        with pytest.raises(RequirementFileError) as caught:
+            requirements_for("urllib3", path, bom + text)
+        errors[path] = (caught.value.line, caught.value.message, caught.value.hint)
+    hint = 'save the file as UTF-8 without a BOM (the editor\'s "UTF-8", not "UTF-8 with BOM")'
+    toml = (
+        "not valid TOML: the file starts with a byte order mark (U+FEFF), which TOML does not allow"
+    )
+    assert errors == {
+        "pyproject.toml": (1, toml, hint),
+        "uv.lock": (1, toml, hint),
+        "setup.cfg": (
+            1,
+            "not valid INI: the file starts with a byte order mark (U+FEFF), which setuptools"
+            " does not read",
+            hint,
+        ),
+    }
 
 
 def test_a_toml_file_ending_inside_a_value_names_its_last_line() -> None:

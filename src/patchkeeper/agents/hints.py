@@ -65,6 +65,39 @@ def _command_path(group: click.Group, words: list[str]) -> tuple[str, ...]:
     return path
 
 
+def _extent(group: click.Group, words: list[str]) -> int:
+    """How many of ``words`` (the words after ``patchkeeper`` of an unquoted command line)
+    the command line takes: its command, then each option with its value and each argument
+    the command has room for. The words after go on with the sentence (``patchkeeper init
+    --upstream NAME==VERSION writes them``: ``writes them`` is no part of the command)."""
+    path = _command_path(group, words)
+    if not path:
+        return len(words)
+    command = find_command(group, path)
+    options: dict[str, click.Option] = {}
+    room = 0
+    for param in command.params:
+        if isinstance(param, click.Option):
+            for name in (*param.opts, *param.secondary_opts):
+                options[name] = param
+        elif isinstance(param, click.Argument):
+            room += param.nargs if param.nargs > 0 else len(words)
+    taken = len(path)
+    while taken < len(words):
+        word = words[taken]
+        taken += 1
+        if word.startswith("-"):
+            name, equals, _ = word.partition("=")
+            option = options.get(name)
+            if option is not None and not (option.is_flag or option.count or equals):
+                taken += 1  # its value
+        elif room > 0:
+            room -= 1
+        else:
+            return taken - 1
+    return min(taken, len(words))
+
+
 def _options(params: list[tuple[str, click.Parameter]], words: list[str]) -> dict[str, Any]:
     """The arguments ``words`` (a command line's options, without its command) give the
     parameters ``params`` (``(key, click parameter)``).
@@ -213,8 +246,17 @@ def translate(
     last = 0
     for match in _COMMAND_LINE.finditer(text):
         parts.append(prose(text[last : match.start()]))
+        end = match.end()
+        if not match.group(1):  # unquoted: the sentence may go on after the command
+            words = list(re.finditer(r"\S+", match.group(2)))
+            taken = _extent(group, [word.group(0) for word in words])
+            if 0 < taken < len(words):
+                end = match.start(2) + words[taken - 1].end()
+                head = _COMMAND_LINE.fullmatch(text, match.start(), end)
+                assert head is not None  # a shorter run of the same words
+                match = head
         parts.append(command_line(match))
-        last = match.end()
+        last = end
     parts.append(prose(text[last:]))
     return "".join(parts)
 

@@ -6,11 +6,31 @@ from collections import Counter
 from dataclasses import dataclass
 
 from patchkeeper.audit.verdicts import (
+    BLOCKED,
+    CLEAN,
+    CONFLICT,
     GOOD,
+    OFFSET,
+    PARTIALLY_UPSTREAMED,
+    TARGET_GONE,
     UNREADABLE,
     UPSTREAMED,
     PatchVerdict,
     plainly_upstream,
+)
+
+#: The order the verdicts are counted in wherever an audit is summed up (``audit``'s closing
+#: line, its Markdown report, ``upgrade``'s audit step): the patches that apply first, then
+#: those upstream has, then those that need work, so one audit reads the same everywhere.
+COUNT_ORDER = (
+    CLEAN,
+    OFFSET,
+    UPSTREAMED,
+    PARTIALLY_UPSTREAMED,
+    CONFLICT,
+    TARGET_GONE,
+    BLOCKED,
+    UNREADABLE,
 )
 
 
@@ -41,6 +61,13 @@ class AuditResult:
     def counts(self) -> dict[str, int]:
         """How many patches got each verdict."""
         return dict(Counter(v.verdict for v in self.verdicts))
+
+    @property
+    def counts_line(self) -> str:
+        """The counts in :data:`COUNT_ORDER`: ``1 clean, 2 offset, 1 conflict``; empty for
+        an empty series."""
+        counts = self.counts
+        return ", ".join(f"{counts[v]} {v}" for v in COUNT_ORDER if v in counts)
 
     @property
     def to_retire(self) -> tuple[str, ...]:

@@ -4,36 +4,13 @@ from __future__ import annotations
 
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.verdicts import (
-    BLOCKED,
-    CLEAN,
-    CONFLICT,
     GOOD,
-    OFFSET,
-    PARTIALLY_UPSTREAMED,
-    TARGET_GONE,
-    UNREADABLE,
-    UPSTREAMED,
     PatchVerdict,
 )
 from patchkeeper.render import markdown_renderer, text_renderer
 from patchkeeper.render.terminal import tally
 from patchkeeper.system.markdown_cells import escape_cell, escape_inline
 from patchkeeper.system.names import shown_name
-
-
-def _counts_line(result: AuditResult) -> str:
-    counts = result.counts
-    order = [
-        CLEAN,
-        OFFSET,
-        UPSTREAMED,
-        PARTIALLY_UPSTREAMED,
-        CONFLICT,
-        TARGET_GONE,
-        BLOCKED,
-        UNREADABLE,
-    ]
-    return ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
 
 
 def _pin_line(result: AuditResult) -> str:
@@ -87,7 +64,7 @@ def audit_text(result: AuditResult) -> str:
             lines.append(f"  {shown_name(verdict.name)} ({verdict.verdict}):")
             lines.extend(detail)
     lines.append("")
-    lines.append(tally(len(result.verdicts), _counts_line(result)))
+    lines.append(tally(len(result.verdicts), result.counts_line))
     if result.to_retire:
         retire = ", ".join(shown_name(name) for name in result.to_retire)
         lines.append("to retire (already upstream): " + retire)
@@ -107,7 +84,7 @@ def audit_markdown(result: AuditResult) -> str:
         + f", against {result.target}; {_pin_line(result)}."
     )
     out.append("")
-    out.append(f"**{tally(len(result.verdicts), _counts_line(result))}.**")
+    out.append(f"**{tally(len(result.verdicts), result.counts_line)}.**")
     out.append("")
     out.append("| patch | verdict | evidence |")
     out.append("|---|---|---|")

@@ -70,7 +70,9 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
             items += [f"  {line}" for line in entry.evidence]
         sections.append(("look (the evidence does not decide)", items))
     if result.suggestions:
-        # A runtime entry whose code upstream left as it was needs its suggestion accepted
+        # A runtime entry the runtime audit answered *retain* for (upstream left it as it
+        # was, or changed it in a way the patch does not reach: a wrapper that calls the
+        # original, a target outside the upgraded upstream) needs its suggestion accepted
         # (report --check asks for it) but no thought: listed one by one, hundreds of them
         # hid the few a person must judge. They are counted in one line (JSON: each listed).
         kept = [s for s in result.suggestions if _unchanged(s)]
@@ -82,8 +84,8 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
         ]
         if kept:
             items.append(
-                f"runtime: retain for {plural(len(kept), 'entry')} whose code "
-                "upstream left as it was (verdict: retain): nothing to change, accept them"
+                f"runtime: retain for {plural(len(kept), 'entry')} the runtime audit found "
+                "nothing to change in (verdict: retain): accept them"
             )
         title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
         sections.append((title, items))

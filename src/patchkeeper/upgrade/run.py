@@ -688,9 +688,6 @@ def _audit(run: _Run) -> dict[str, Any]:
 
     result = run.steps.audit(run.config, AuditRequest(run.state.to), save_evidence=True)
     run.state.target_version = run.state.target_version or result.target_version
-    counts: dict[str, int] = {}
-    for verdict in result.verdicts:
-        counts[str(verdict.verdict)] = counts.get(str(verdict.verdict), 0) + 1
     look = [
         {"kind": "series", "key": v.name, "verdict": str(v.verdict), "evidence": [v.summary]}
         for v in result.verdicts
@@ -700,10 +697,9 @@ def _audit(run: _Run) -> dict[str, Any]:
         *[f for f in run.state.facts.get("undecided", []) if f["kind"] != "series"],
         *look,
     ]
-    shown = ", ".join(f"{n} {word}" for word, n in counts.items())
     return {
         "status": StepStatus.DONE,
-        "summary": f"{plural(len(result.verdicts), 'patch')}: {shown}",
+        "summary": f"{plural(len(result.verdicts), 'patch')}: {result.counts_line}",
         "exit_code": result.exit_code,
     }
 

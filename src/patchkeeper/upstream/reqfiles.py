@@ -16,6 +16,9 @@ The files, by name (:func:`file_kind`), anywhere in a repository:
 - ``uv.lock`` and ``poetry.lock``: each ``[[package]]`` table's ``name`` and ``version``,
   read as ``NAME==VERSION`` (both lock formats are TOML with that shape).
 
+A byte order mark at the start of a file ("UTF-8 with BOM") is dropped from a requirements
+file, as pip does, and refused in the others, as their parsers do (naming it).
+
 Every requirement is returned as a :class:`FoundRequirement` with the file and, where the text
 shows it, the 1-based line. A file that cannot be parsed raises :class:`RequirementFileError`
 naming the file and the line.
@@ -37,6 +40,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from patchkeeper.config import BOM, BOM_HINT, BOM_WORDS
 from patchkeeper.errors import PatchkeeperError
 
 if sys.version_info >= (3, 11):
@@ -137,6 +141,17 @@ def requirements_for(
     kind = kind or file_kind(path)
     if kind is None:
         return []
+    if text.startswith(BOM) and kind is not FileKind.REQUIREMENTS:
+        # pip reads a requirements file's byte order mark as the encoding mark it is
+        # (:func:`_logical_lines` drops it); tomllib and configparser take it for the first
+        # character of the first line, and their message would name nothing one can see.
+        words = (
+            "not valid INI: the file starts with a byte order mark (U+FEFF), which setuptools"
+            " does not read"
+            if kind is FileKind.SETUP_CFG
+            else f"not valid TOML: {BOM_WORDS}"
+        )
+        raise RequirementFileError(words, path=path, line=1, hint=BOM_HINT)
     wanted = canonicalize_name(name)
     if kind is FileKind.REQUIREMENTS:
         found = list(_requirements_txt(path, text))
@@ -163,7 +178,9 @@ def _logical_lines(text: str) -> Iterator[tuple[int, str]]:
     joined, each with the 1-based number of its first physical line."""
     start = 0
     parts: list[str] = []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    # A byte order mark (an editor's "UTF-8 with BOM") is no part of the first line: pip
+    # decodes a requirements file by its BOM and drops it.
+    for number, raw in enumerate(text.removeprefix(BOM).splitlines(), start=1):
         line = _COMMENT.sub("", raw)
         if not parts:
             start = number
