@@ -15,6 +15,7 @@ from helpers import Example, resolve
 from patchkeeper.agents.hints import translate
 from patchkeeper.agents.tools import find_tool
 from patchkeeper.main import cli
+from patchkeeper.record.reconcile import CHECKED_ELSEWHERE_HINT
 
 DOWN = {"directory": "downstream"}
 NEW = "../upstream/minihttp-1.1"
@@ -161,6 +162,10 @@ def test_a_command_line_in_a_sentence_ends_where_its_options_do() -> None:
     )
     assert translate("run patchkeeper record -- pytest -x tests", None, cli) == (
         "run patchkeeper record -- pytest -x tests (a command line: no tool runs it)"
+    )
+    assert translate(CHECKED_ELSEWHERE_HINT, None, cli) == (
+        "run patchkeeper runtime check --python PYTHON (a command line: no tool runs it), "
+        "PYTHON being the interpreter the record measures"
     )
 
 

@@ -119,7 +119,8 @@ SOURCE_CHANGED_HINT = (
 )
 #: ``runtime check`` ran in another interpreter (or imported other files) than the record's.
 CHECKED_ELSEWHERE_HINT = (
-    "run patchkeeper runtime check --python with the interpreter the record measures"
+    "run patchkeeper runtime check --python PYTHON, PYTHON being the interpreter the record"
+    " measures"
 )
 
 
