@@ -106,16 +106,11 @@ def audit_markdown(result: AuditResult) -> str:
                 out.append("```")
                 out.extend(detail)
                 out.append("```")
-    if result.to_retire:
-        out.append("")
-        out.append("### To retire")
-        out.append("")
-        for name in result.to_retire:
-            out.append(f"- `{shown_name(name)}`")
-    if result.to_review:
-        out.append("")
-        out.append("### Upstream, to review before retiring")
-        out.append("")
-        for name in result.to_review:
-            out.append(f"- `{shown_name(name)}`")
+    for title, names in (
+        ("To retire", result.to_retire),
+        ("Upstream, to review before retiring", result.to_review),
+    ):
+        if names:
+            out += ["", f"### {title}", ""]
+            out.extend(f"- `{shown_name(name)}`" for name in names)
     return "\n".join(out) + "\n"
