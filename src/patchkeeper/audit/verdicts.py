@@ -1316,11 +1316,10 @@ def _function_rewritten(
     problem as without it. The trees cannot tell which without the patch's own lines (which
     were not found, or an earlier rule would have said so), so a person decides (*look*)
     rather than port lines into a function that no longer reads as they expect."""
-    if kind != CODE:
+    code = _failing_code(patch, list(statuses), kind)
+    if code is None:
         return None
-    each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
-    if each is None:
-        return None
+    _failing, each = code
     found = {(status.path, status.patch_line): region for status, region in regions}
     chosen = []
     for status, _diff, _hunk in each:
@@ -1432,7 +1431,7 @@ def _failing_code(
     (:func:`decides`) when none of them applies (:func:`_only_failing`): their statuses,
     and each with its file diff and hunk; ``None`` otherwise. The opening of the rules that
     read code upstream rewrote at the failing hunks' place (:func:`_rewritten_at_place`,
-    :func:`_include_swapped`)."""
+    :func:`_include_swapped`, :func:`_function_rewritten`)."""
     if kind != CODE:
         return None
     each = _only_failing(patch, [s for s in statuses if decides(s.path, kind)])
