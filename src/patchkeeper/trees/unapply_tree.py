@@ -137,9 +137,11 @@ def unapply_from_tree(
         if (state.none_applied or unfit) and not state.drifted:
             note = "nothing was changed"
             if unfit:
+                # one patch or several: the verb and pronoun follow the count
+                verb, their = ("does", "its") if len(unfit) == 1 else ("do", "their")
                 note += (
-                    f"; {', '.join(unfit)} does not apply to this tree either (none of its "
-                    "hunks is there, and they do not fit: see 'patchkeeper status')"
+                    f"; {', '.join(unfit)} {verb} not apply to this tree either (none of "
+                    f"{their} hunks is there, and they do not fit: see 'patchkeeper status')"
                 )
             return refused(ALREADY_PRISTINE, note)
         whole = _whole_patches(state, reference)
