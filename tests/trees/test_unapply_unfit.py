@@ -86,3 +86,31 @@ def test_unapply_where_a_file_of_the_patch_is_in_neither_tree(cli, tmp_path: Pat
     assert (
         run.out.splitlines()[-2] == "    answer.patch: tests/test_core.py: the file does not exist"
     )
+
+
+def test_unapply_names_several_unfit_patches_in_the_plural(cli, tmp_path: Path) -> None:
+    """Two patches that do not fit the pristine tree (an upstream whose files end their
+    lines in CRLF, a series cut in LF): the note names both and its verb agrees with them,
+    where it read "a.patch, b.patch does not apply ... none of its hunks"."""
+    down = _downstream(tmp_path)
+    crlf = CORE.replace("\n", "\r\n")
+    (down.parent / "up" / "pkg" / "core.py").write_bytes(crlf.encode())
+    target = _pristine_target(tmp_path)
+    (target / "pkg" / "core.py").write_bytes(crlf.encode())
+    (down / "patches" / "answer.patch").write_text(PATCH.replace("return 40", "return 41"))
+    other = (
+        "Description: other returns two\n---\n--- a/pkg/core.py\n+++ b/pkg/core.py\n"
+        "@@ -4,3 +4,3 @@\n \n def other():\n-    return 1\n+    return 2\n"
+    )
+    (down / "patches" / "other.patch").write_text(other)
+    (down / "patches" / "series").write_text("answer.patch\nother.patch\n")
+    run = cli("unapply", "--target", str(target), cwd=down)
+    assert (run.code, run.out.splitlines()) == (
+        0,
+        [
+            f"unapply: the series is already pristine on directory {target}",
+            "nothing was changed; answer.patch, other.patch do not apply to this tree either "
+            "(none of their hunks is there, and they do not fit: see 'patchkeeper status')",
+        ],
+    )
+    assert (target / "pkg" / "core.py").read_bytes() == crlf.encode()

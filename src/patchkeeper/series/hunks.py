@@ -673,6 +673,12 @@ def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
 
 
+#: How a hunk failure that only the line endings cause begins (GNU patch's words).
+ENDINGS_WORDS = "different line endings"
+#: How a hunk failure that only white space at the ends of lines causes begins.
+TRAILING_SPACE_WORDS = "the lines match but for white space at their ends"
+
+
 def trailing_space_mismatch(
     lines: Sequence[bytes],
     hunk: Hunk,
@@ -714,7 +720,7 @@ def trailing_space_mismatch(
                 else "the patch's line ends in white space the file's lacks"
             )
             return (
-                f"the lines match but for white space at their ends: at line "
+                f"{TRAILING_SPACE_WORDS}: at line "
                 f"{start + first + 1}, {which} (a mail client or an editor stripped it); take "
                 "the patch again from where it came from (its git commit, the source "
                 "package), or apply it with 'patch -l' and refresh it"
@@ -793,7 +799,4 @@ def line_ending_mismatch(
     patch_style = line_ending_style(pattern)
     if file_style == patch_style:
         return ""
-    return (
-        f"different line endings: the file's lines end in {file_style}, "
-        f"the patch's in {patch_style}"
-    )
+    return f"{ENDINGS_WORDS}: the file's lines end in {file_style}, the patch's in {patch_style}"

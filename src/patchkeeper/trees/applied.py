@@ -99,7 +99,10 @@ class PatchState:
         applied_hunks: the hunks found applied (their post-image present).
         missing_hunks: the hunks not applied.
         problems: what keeps a patch in conflict besides its hunks, in words with the path
-            first (``"run.sh: has mode 100644, the patch changes it from 100755"``).
+            first (``"run.sh: has mode 100644, the patch changes it from 100755"``), and
+            why hunks fail that only line endings or white space at the ends of lines keep
+            out (``"pkg/core.py: different line endings: the file's lines end in CRLF, the
+            patch's in LF"``; :func:`is_hunk_note`).
         missing_changes: for a patch not applied, the changes it makes that no hunk holds
             (a mode, a rename, an empty file created or deleted), in words with the path
             first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
@@ -435,7 +438,22 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
         words = problem_text(outcome.problem)
         if words is not None:
             out.append(f"{outcome.path}: {words}")
+            continue
+        # why its hunks fail when only their line endings (or white space at the ends of
+        # lines) keep them out: "conflict" alone would not say that the patch is right
+        for note in dict.fromkeys(f.endings for f in outcome.failures if f.endings):
+            out.append(f"{outcome.path}: {note}")
     return tuple(out)
+
+
+def is_hunk_note(problem: str) -> bool:
+    """Whether ``problem`` (one of :attr:`PatchState.problems`) says why hunks fail that
+    only their line endings or trailing white space keep out, rather than a file's problem
+    (missing, existing, another mode)."""
+    from patchkeeper.series.hunks import ENDINGS_WORDS, TRAILING_SPACE_WORDS
+
+    _, _, words = problem.partition(": ")
+    return words.startswith((ENDINGS_WORDS, TRAILING_SPACE_WORDS))
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:

@@ -137,9 +137,11 @@ def unapply_from_tree(
         if (state.none_applied or unfit) and not state.drifted:
             note = "nothing was changed"
             if unfit:
+                # one patch or several: the verb and pronoun follow the count
+                verb, their = ("does", "its") if len(unfit) == 1 else ("do", "their")
                 note += (
-                    f"; {', '.join(unfit)} does not apply to this tree either (none of its "
-                    "hunks is there, and they do not fit: see 'patchkeeper status')"
+                    f"; {', '.join(unfit)} {verb} not apply to this tree either (none of "
+                    f"{their} hunks is there, and they do not fit: see 'patchkeeper status')"
                 )
             return refused(ALREADY_PRISTINE, note)
         whole = _whole_patches(state, reference)
@@ -287,14 +289,16 @@ def _unfit_on_pristine(
     other problem is a file that neither the tree nor the reference has (a series of the
     sdist's root, with its tests, on an installed wheel) has nothing to undo either."""
     from patchkeeper.series.hunk_evidence import MISSING_FILE
-    from patchkeeper.trees.applied import CONFLICT, EMPTY, NOT_APPLIED
+    from patchkeeper.trees.applied import CONFLICT, EMPTY, NOT_APPLIED, is_hunk_note
 
     if reference is None or not state.files:
         return []
     unfit = []
     for patch in state.patches:
-        gone = missing_files and all(p.endswith(f": {MISSING_FILE}") for p in patch.problems)
-        if patch.state == CONFLICT and not patch.applied_hunks and (gone or not patch.problems):
+        # why hunks fail (line endings) is no file problem: the patch still does not fit
+        problems = [p for p in patch.problems if not is_hunk_note(p)]
+        gone = missing_files and all(p.endswith(f": {MISSING_FILE}") for p in problems)
+        if patch.state == CONFLICT and not patch.applied_hunks and (gone or not problems):
             unfit.append(patch.name)
         elif patch.state not in (NOT_APPLIED, EMPTY):
             return []
