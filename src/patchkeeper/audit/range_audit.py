@@ -26,9 +26,8 @@ from patchkeeper.audit.horizon import (
     parse_range,
     taken_earlier,
 )
-from patchkeeper.audit.release import AuditRequest, pin_tree
+from patchkeeper.audit.release import AuditRequest, in_series_order, pin_tree
 from patchkeeper.audit.series_verdicts import judge_series
-from patchkeeper.audit.verdicts import unreadable_verdict
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
@@ -73,15 +72,11 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
         refuse_changed_pin(tree, old, patches, config, f"the release {version} (--releases)")
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = []
-    # a patch that cannot be read gets its own verdict at every release, in its place in the
-    # series, as one release's audit gives it; the rest is judged without it
-    cannot_read = {name: unreadable_verdict(name, error) for name, error in unreadable}
-    names = [e.name for e in series.entries]
     for version, tree in trees:
         ws = Workspace(tree.reader())
         verdicts = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, version)
-        by_name = {v.name: v for v in verdicts} | cannot_read
-        ordered = tuple(by_name[name] for name in names if name in by_name)
+        # a patch that cannot be read is unreadable at every release, as in one release's
+        ordered = in_series_order(series, verdicts, unreadable)
         judged.append(ReleaseVerdicts(version, tree.label, ordered))
     judged = taken_earlier(judged)
     return HorizonResult(

@@ -9,18 +9,19 @@ offset or upstreamed: a patch to retire is a finding to act on, not an error.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
-from patchkeeper.audit.verdicts import unreadable_verdict
+from patchkeeper.audit.verdicts import PatchVerdict, unreadable_verdict
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
-from patchkeeper.errors import FetchError, TargetError
+from patchkeeper.errors import FetchError, PatchFormatError, TargetError
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series_tolerant
-from patchkeeper.series.model import Patch
+from patchkeeper.series.model import Patch, Series
 from patchkeeper.trees.tree import (
     Tree,
     check_paths,
@@ -87,6 +88,18 @@ class AuditRequest:
     pristine: str | None = None
 
 
+def in_series_order(
+    series: Series,
+    judged: Sequence[PatchVerdict],
+    unreadable: Sequence[tuple[str, PatchFormatError]],
+) -> tuple[PatchVerdict, ...]:
+    """The verdicts of ``judged`` with one *unreadable* verdict for each patch that cannot be
+    read (``unreadable``: its name and the error), each in its place in the series."""
+    by_name = {v.name: v for v in judged}
+    by_name.update((name, unreadable_verdict(name, error)) for name, error in unreadable)
+    return tuple(by_name[e.name] for e in series.entries if e.name in by_name)
+
+
 def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     """Audit the configured series against the upstream ``request.to`` (requirement or
     directory), weighing the evidence against the old pin's tree ``request.pristine``
@@ -115,16 +128,13 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     ws = Workspace(tree.reader())
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
-    # a patch that cannot be read gets its own verdict, in its place in the series
-    by_name = {v.name: v for v in judged}
-    by_name.update((name, unreadable_verdict(name, error)) for name, error in unreadable)
-    verdicts = [by_name[entry.name] for entry in series.entries if entry.name in by_name]
+    verdicts = in_series_order(series, judged, unreadable)
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,
         target=tree.label,
         target_version=tree.version,
-        verdicts=tuple(verdicts),
+        verdicts=verdicts,
         pin_tree=old.label if old is not None else None,
         pin_note=note,
     )
