@@ -272,3 +272,60 @@ def test_a_marker_set_by_a_factory_and_a_self_keyed_registration_are_no_conditio
             [("if", "'other' not in registry.modes", 73)],
         ),
     ]
+
+
+# A plugin that hooks upstream classes handed to an installer, guarded by a marker looked up
+# in the class's own attributes (so that a subclass of a hooked class is hooked too) and set
+# on it once hooked. A lookup of a marker the installer never sets stays a condition.
+OWN_PATCH = """from vllm.engine import Cache, Engine
+
+_MARKER = "_oplug_hooked"
+
+
+def my_step(self):
+    return self
+
+
+def install(cls):
+    if cls.__dict__.get(_MARKER, False):
+        return
+    cls.step = my_step
+    setattr(cls, _MARKER, True)
+
+
+def install_vars(cls):
+    if vars(cls).get("_oplug_vars"):
+        return
+    cls.run = my_step
+    cls._oplug_vars = True
+
+
+def install_unmarked(cls):
+    if cls.__dict__.get("_oplug_other", False):
+        return
+    cls.stop = my_step
+
+
+install(Engine)
+install_vars(Cache)
+install_unmarked(Engine)
+"""
+
+OWN_FILES = patch_plugin("oplug", {"p_own": OWN_PATCH}, entry="o")
+
+
+def test_a_marker_looked_up_in_a_class_s_own_attributes_is_no_condition(
+    plugin_trees: TreeWriter,
+) -> None:
+    inventory = plugin_trees.write("oplug", OWN_FILES).inventory()
+    assert activation_conditions(inventory) == [
+        ("vllm.engine.Engine.step", "active", []),
+        ("vllm.engine.Engine._oplug_hooked", "active", []),
+        ("vllm.engine.Cache.run", "active", []),
+        ("vllm.engine.Cache._oplug_vars", "active", []),
+        (
+            "vllm.engine.Engine.stop",
+            "conditional",
+            [("else", "not (cls.__dict__.get('_oplug_other', False))", 25)],
+        ),
+    ]

@@ -357,15 +357,38 @@ def _stores(node: ast.AST, key: str, table: str) -> bool:
 def _flag(test: ast.expr) -> str | None:
     """The flag a run-once test reads: its text for a name or an attribute, ``.name`` for
     the marker of ``getattr`` and ``hasattr`` (``.$NAME`` when a constant ``NAME`` names
-    it); ``None`` for another test."""
+    it), and of a lookup in an object's own attributes (``cls.__dict__.get(NAME, False)``,
+    ``vars(cls).get(NAME)``: the marker set on that very class, not one it inherits);
+    ``None`` for another test."""
     if isinstance(test, ast.Name | ast.Attribute):
         return expression_text(test)
-    if not isinstance(test, ast.Call) or not isinstance(test.func, ast.Name) or test.keywords:
+    if not isinstance(test, ast.Call) or test.keywords:
+        return None
+    if _own_attributes_get(test):
+        return _marker(test.args[0])
+    if not isinstance(test.func, ast.Name):
         return None
     name, args = test.func.id, test.args
     if (name == "hasattr" and len(args) == 2) or (name == "getattr" and len(args) in (2, 3)):
         return _marker(args[1])
     return None
+
+
+def _own_attributes_get(call: ast.Call) -> bool:
+    """Whether ``call`` is ``OBJ.__dict__.get(name[, default])`` or ``vars(OBJ).get(...)``."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "get" and len(call.args) in (1, 2)):
+        return False
+    table = func.value
+    if isinstance(table, ast.Attribute):
+        return table.attr == "__dict__"
+    return (
+        isinstance(table, ast.Call)
+        and isinstance(table.func, ast.Name)
+        and table.func.id == "vars"
+        and len(table.args) == 1
+        and not table.keywords
+    )
 
 
 def _marker(name: ast.expr) -> str | None:
