@@ -335,6 +335,32 @@ def test_a_debian_source_name_that_names_no_project(cli, example: Example) -> No
     )
 
 
+def test_a_debian_watch_of_a_repository_names_its_line_and_the_option(
+    cli, example: Example
+) -> None:
+    """A watch file that follows a repository's tags names no project of a package index:
+    init says which line it read, what it watches, and the option that names the project."""
+    tree = debian_tree(example, "minihttp-tools (1.0-1) unstable; urgency=medium")
+    (tree / "debian" / "watch").write_text(
+        "# releases are tagged on the forge\n"
+        "version=4\n"
+        'opts="filenamemangle=s%(?:.*?)?v?(\\d[\\d.]*)\\.tar\\.gz%minihttp-$1.tar.gz%" \\\n'
+        "  https://git.example.org/example/minihttp/tags (?:.*?/)?v?(\\d[\\d.]*)\\.tar\\.gz\n"
+    )
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'debian' / 'watch'}:4: debian/changelog gives the "
+        "version 1.0, but the source name minihttp-tools is not python-NAME, and this line "
+        "watches https://git.example.org/example/minihttp/tags, which names no project of a Python "
+        "package index\n"
+        "  hint: pass --upstream NAME==1.0 with the project's name on the package index, or "
+        "make this line watch the project's page on a package index\n"
+    )
+    assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp"]
+    assert cli("init", "--upstream", "minihttp==1.0", cwd=tree).code == 0
+
+
 @pytest.mark.parametrize(
     "url",
     [
