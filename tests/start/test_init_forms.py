@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLE_SERIES, EXAMPLES, Example
+from helpers import EXAMPLE_SERIES, EXAMPLES, Example, make_checkout
 from json_schema_check import output
 from patchkeeper import __version__
 
@@ -423,10 +423,7 @@ def format_patch_branch(example: Example) -> Path:
     patches as commits (their subjects and bodies from the patch headers)."""
     repo = example.root / "checkout"
     shutil.copytree(example.old, repo)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "minihttp 1.0")
-    git(repo, "tag", "v1.0")
+    make_checkout(repo, "minihttp 1.0", tag="v1.0")
     for name in EXAMPLE_SERIES[:2]:
         git(repo, "apply", "--directory=minihttp", str(EXAMPLE_PATCHES / name))
         git(repo, "commit", "-q", "-a", "-m", name.removesuffix(".patch"), "-m", "Why: a test.")
