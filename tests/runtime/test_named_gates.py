@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 from plugin_trees import audit_fixture
 
-from patchkeeper.runtime.judge.named_gates import named_test
-from patchkeeper.runtime.model import Condition
+from patchkeeper.runtime.judge.named_gates import dead_named_gate, named_test
+from patchkeeper.runtime.model import (
+    Activation,
+    ActivationStatus,
+    Condition,
+    Mechanism,
+    PatchEntry,
+)
 
 PATCH = "gplug/patch/patch_manager.py"
 UNCHANGED = (
@@ -46,6 +52,9 @@ def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
             "_IS_RELEASE_1 = gup_version_is('1.0')): the patch runs at 1.0 only: dead code "
             "there",
         ),
+        # the else of the test for 1.0 (its condition not (_IS_RELEASE_1)): written ahead
+        # for 2.0, as should_advance
+        "pause": (UNCHANGED[0], UNCHANGED[1].format("pause")),
     }
 
 
@@ -102,3 +111,24 @@ def given(FLAG):
 def test_named_test(text: str, line: int, expected: tuple[str, str] | None) -> None:
     module = ast.parse(SOURCE)
     assert named_test(module, Condition("if", text, "p.py", line)) == expected
+
+
+def test_the_else_of_a_named_gate_runs_where_the_name_is_false() -> None:
+    """The else of ``if FLAG`` runs under ``not (FLAG)``, its condition's text: at 1.0 and
+    not at 2.0 for ``FLAG = version_is("2.0")``, and the evidence names the ``if``'s test."""
+    module = ast.parse('FLAG = version_is("2.0")\nif FLAG:\n    pass\nelse:\n    pass\n')
+    condition = Condition("else", "not (FLAG)", "p.py", 2)
+    entry = PatchEntry(
+        file="p.py",
+        line=5,
+        module="p",
+        scope="<module>",
+        target="up.engine.step",
+        mechanism=Mechanism.ASSIGNMENT,
+        activation=Activation(ActivationStatus.CONDITIONAL, conditions=(condition,)),
+    )
+    assert dead_named_gate({"p.py": module}, entry, ("1.0", "2.0")) == (
+        "its version gate is false at 2.0 (p.py:2: the else of if FLAG, where FLAG = "
+        "version_is('2.0')): the patch runs at 1.0 only: dead code there"
+    )
+    assert dead_named_gate({"p.py": module}, entry, ("2.0", "3.0")) == ""
