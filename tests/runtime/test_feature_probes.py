@@ -45,10 +45,8 @@ def _entry(*conditions: tuple[str, str]) -> PatchEntry:
             ("else", "not (hasattr(Request, 'in_flight'))"),
             ("hup.request.Request", "in_flight", True),
         ),
-        (
-            ("else", "not (not hasattr(Request, 'in_flight'))"),
-            None,
-        ),
+        # the else of ``if not hasattr(...)``: its text is the test without its ``not``
+        (("else", "hasattr(Request, 'in_flight')"), ("hup.request.Request", "in_flight", False)),
         (("if", "not hasattr(hup.utils, 'helper')"), ("hup.utils", "helper", True)),
         # a name the file does not import, a computed attribute, a compound test: no probe
         (("if", "not hasattr(request, 'in_flight')"), None),

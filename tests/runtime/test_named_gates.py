@@ -55,6 +55,13 @@ def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
         # the else of the test for 1.0 (its condition not (_IS_RELEASE_1)): written ahead
         # for 2.0, as should_advance
         "pause": (UNCHANGED[0], UNCHANGED[1].format("pause")),
+        # the else of the test's negation (its condition _IS_RELEASE_1): for 1.0 only
+        "resume": (
+            "remove",
+            f"its version gate is false at 2.0 ({PATCH}:60: the else of if not "
+            "(_IS_RELEASE_1), where _IS_RELEASE_1 = gup_version_is('1.0')): the patch runs "
+            "at 1.0 only: dead code there",
+        ),
     }
 
 
