@@ -7,14 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from plugin_trees import conditional_entry
 
 from patchkeeper.runtime.judge.feature_probes import Probe, has_attribute, probes
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import (
-    Activation,
-    ActivationStatus,
     Condition,
-    Mechanism,
     PatchEntry,
 )
 from patchkeeper.runtime.syntax.names import Binding
@@ -23,16 +21,8 @@ TABLE = {"Request": Binding("hup.request.Request", "hup.request"), "hup": Bindin
 
 
 def _entry(*conditions: tuple[str, str]) -> PatchEntry:
-    found = tuple(Condition(kind, text, "p.py", n) for n, (kind, text) in enumerate(conditions))
-    return PatchEntry(
-        file="p.py",
-        line=9,
-        module="plug.p",
-        scope="<module>",
-        target="hup.request.Request.advance",
-        mechanism=Mechanism.ASSIGNMENT,
-        activation=Activation(ActivationStatus.CONDITIONAL, conditions=found),
-    )
+    found = (Condition(kind, text, "p.py", n) for n, (kind, text) in enumerate(conditions))
+    return conditional_entry("hup.request.Request.advance", *found)
 
 
 @pytest.mark.parametrize(

@@ -8,16 +8,10 @@ import ast
 from pathlib import Path
 
 import pytest
-from plugin_trees import audit_fixture
+from plugin_trees import audit_fixture, conditional_entry
 
 from patchkeeper.runtime.judge.named_gates import dead_named_gate, named_test
-from patchkeeper.runtime.model import (
-    Activation,
-    ActivationStatus,
-    Condition,
-    Mechanism,
-    PatchEntry,
-)
+from patchkeeper.runtime.model import Condition
 
 PATCH = "gplug/patch/patch_manager.py"
 UNCHANGED = (
@@ -124,16 +118,7 @@ def test_the_else_of_a_named_gate_runs_where_the_name_is_false() -> None:
     """The else of ``if FLAG`` runs under ``not (FLAG)``, its condition's text: at 1.0 and
     not at 2.0 for ``FLAG = version_is("2.0")``, and the evidence names the ``if``'s test."""
     module = ast.parse('FLAG = version_is("2.0")\nif FLAG:\n    pass\nelse:\n    pass\n')
-    condition = Condition("else", "not (FLAG)", "p.py", 2)
-    entry = PatchEntry(
-        file="p.py",
-        line=5,
-        module="p",
-        scope="<module>",
-        target="up.engine.step",
-        mechanism=Mechanism.ASSIGNMENT,
-        activation=Activation(ActivationStatus.CONDITIONAL, conditions=(condition,)),
-    )
+    entry = conditional_entry("up.engine.step", Condition("else", "not (FLAG)", "p.py", 2))
     assert dead_named_gate({"p.py": module}, entry, ("1.0", "2.0")) == (
         "its version gate is false at 2.0 (p.py:2: the else of if FLAG, where FLAG = "
         "version_is('2.0')): the patch runs at 1.0 only: dead code there"
