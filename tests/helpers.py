@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import venv
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,6 +131,17 @@ def git(repo: Path, *args: str) -> str:
         text=True,
     )
     return done.stdout.strip()
+
+
+def make_checkout(root: Path, message: str = "the downstream", tag: str | None = None) -> str:
+    """``git init`` in ``root`` and commit every file on ``main`` with ``message`` (tagged
+    ``tag`` when given); the commit's id."""
+    git(root, "init", "-q", "-b", "main")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message)
+    if tag is not None:
+        git(root, "tag", tag)
+    return git(root, "rev-parse", "HEAD")
 
 
 def pure_wheel(out: Path, name: str, files: dict[str, bytes], version: str = "1.0") -> Path:
@@ -282,6 +294,24 @@ def venv_with_installed(
     write_files(site, written)
     record = "".join(record_line(site, path) for path in written) + f"{dist_info}/RECORD,,\n"
     (site / dist_info / "RECORD").write_text(record, encoding="utf-8")
+    return python, site
+
+
+def venv_on_paths(
+    env: Path, paths: list[Path], name: str, entry_points: str = "", version: str = "0.1"
+) -> tuple[Path, Path]:
+    """A virtual environment at ``env`` (without pip: no network) whose interpreter imports
+    from ``paths`` through a ``NAME.pth`` file, where the distribution ``name`` ``version``
+    is declared by a ``.dist-info`` written by hand as an installer writes it: ``METADATA``,
+    and ``entry_points.txt`` when ``entry_points`` is given. Returns ``(python, site)``."""
+    venv.create(env, with_pip=False, symlinks=True)
+    python = env / "bin" / "python"
+    site = site_packages(python)
+    (site / f"{name}.pth").write_text("".join(f"{path}\n" for path in paths))
+    info = {"METADATA": f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"}
+    if entry_points:
+        info["entry_points.txt"] = entry_points
+    write_files(site / f"{name}-{version}.dist-info", info)
     return python, site
 
 

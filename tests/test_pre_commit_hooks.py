@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLES, REPO
+from helpers import EXAMPLES, REPO, make_checkout
 
 TAG = "v0.0.0-test"
 OLD_WHAT = b"What: cap the retry backoff at BACKOFF_MAX (120 s)"
@@ -59,9 +59,7 @@ def downstream(tmp_path: Path, hooks: Path, hook_id: str) -> Path:
     (root / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {hooks}\n    rev: {TAG}\n    hooks:\n      - id: {hook_id}\n"
     )
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "downstream")
+    make_checkout(root, "downstream")
     return root
 
 

@@ -11,6 +11,8 @@ from pathlib import Path
 
 from audit_support import judge
 
+from patchkeeper.audit import regions
+
 FETCH_OLD = """import os
 
 
@@ -111,6 +113,42 @@ def test_without_the_pin_there_is_no_fact_and_it_is_a_port(tmp_path: Path) -> No
     [verdict] = judge(tmp_path, new, [("basename.patch", BASENAME)])
     assert (verdict.action, verdict.rule, verdict.rewritten) == ("port", "hunks-fail", "")
     assert "since the pin" not in verdict.summary
+
+
+# another patch of the same function: its hunk fails in the same new file
+INDEX = """Subject: name the index page
+---
+--- a/pkg/fetch.py
++++ b/pkg/fetch.py
+@@ -4,6 +4,6 @@
+ def download(url, folder):
+     name = url.rsplit("/", 1)[-1]
+     if not name:
+-        name = "index.html"
++        name = "index.htm"
+     path = os.path.join(folder, name)
+     with open(path, "wb") as out:
+"""
+
+
+def test_the_new_file_is_read_once_for_the_hunks_of_every_patch(tmp_path: Path) -> None:
+    """Two patches fail in the same function of one file: the new release's file is read
+    once (its functions and lines), and each hunk gets its own figures from it."""
+    regions._NEW_FILES.clear()
+    old = {"pkg/fetch.py": FETCH_OLD}
+    new = {"pkg/fetch.py": FETCH_REWRITTEN}
+    patches = [("basename.patch", BASENAME), ("index.patch", INDEX)]
+    basename, index = judge(tmp_path, new, patches, old)
+    assert (basename.rule, index.rule) == ("function-rewritten", "function-rewritten")
+    assert basename.rewritten.endswith(
+        "7 of the 8 lines of `download` (pkg/fetch.py #1) changed, 0 of the hunk's 7 lines "
+        "left there"
+    )
+    assert index.rewritten.endswith(
+        "7 of the 8 lines of `download` (pkg/fetch.py #1) changed, 1 of the hunk's 6 lines "
+        "left there"
+    )
+    assert [path for path, _content in regions._NEW_FILES] == ["pkg/fetch.py"]
 
 
 NET_OLD = """#include <stdlib.h>

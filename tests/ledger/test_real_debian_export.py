@@ -6,9 +6,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from ledger_support import git
 
 from corpus import debian_series, sdist_tree
+from helpers import make_checkout
 from patchkeeper.main import main
 
 pytestmark = pytest.mark.network
@@ -21,10 +21,7 @@ def test_urllib3_series_round_trips(tmp_path: Path, capsys) -> None:
     patches, version = debian_series("python-urllib3")
     upstream = tmp_path / "urllib3"
     shutil.copytree(sdist_tree(f"urllib3=={version}"), upstream)
-    git(upstream, "init", "-q", "-b", "main")
-    git(upstream, "add", "-A")
-    git(upstream, "commit", "-q", "-m", f"urllib3 {version}")
-    git(upstream, "tag", f"v{version}")
+    make_checkout(upstream, f"urllib3 {version}", tag=f"v{version}")
     root = tmp_path / "down"
     shutil.copytree(patches, root / "debian" / "patches")
     (root / "patchkeeper.toml").write_text(

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from port_support import git, resolve
+from port_support import resolve
 from test_port_example import API_KEY, PROXY, work_files
 
-from helpers import Example
+from helpers import Example, make_checkout
 from patchkeeper.commands.port import run
 from patchkeeper.config import load_config
 from patchkeeper.port.request import PortRequest
@@ -25,9 +25,7 @@ from patchkeeper.record.settings import report_settings
 
 def _checkout(example: Example) -> None:
     down = example.downstream
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
 
 
 def _argv(example: Example) -> tuple[str, ...]:

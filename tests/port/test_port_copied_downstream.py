@@ -9,7 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from helpers import Example, git
+from helpers import Example, make_checkout
 
 
 def _resolve(down: Path) -> None:
@@ -66,9 +66,7 @@ def test_port_continue_in_a_copy_is_refused(cli, example: Example, tmp_path: Pat
 
 
 def test_upgrade_continue_in_a_copy_is_refused(cli, example: Example, tmp_path: Path) -> None:
-    git(example.downstream, "init", "-q", "-b", "main")
-    git(example.downstream, "add", "-A")
-    git(example.downstream, "commit", "-q", "-m", "the downstream")
+    make_checkout(example.downstream)
     run = cli("upgrade", "--to", "../upstream/minihttp-1.1", cwd=example.downstream)
     assert run.code == 1
     copy, down = _copied(example, tmp_path)

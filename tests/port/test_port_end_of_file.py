@@ -13,9 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from port_support import git
-
-from helpers import write_files
+from helpers import make_checkout, write_files
 
 SQL_OLD = '''"""Statements."""
 
@@ -90,9 +88,7 @@ def _downstream(tmp_path: Path) -> tuple[Path, Path, Path]:
             "patches/CVE-2024-4340.patch": PATCH,
         },
     )
-    git(downstream, "init", "-q", "-b", "main")
-    git(downstream, "add", "-A")
-    git(downstream, "commit", "-q", "-m", "the downstream")
+    make_checkout(downstream)
     return trees[0], trees[1], downstream
 
 

@@ -11,9 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from port_support import git
-
-from helpers import write_files
+from helpers import make_checkout, write_files
 
 FILTER = '''"""filters - misc stuff for handling LDAP filter strings (see RFC 4515)"""
 
@@ -78,9 +76,7 @@ def _downstream(tmp_path: Path, patch: str) -> tuple[Path, Path]:
             "patches/CVE-2025-61911.patch": patch,
         },
     )
-    git(downstream, "init", "-q", "-b", "main")
-    git(downstream, "add", "-A")
-    git(downstream, "commit", "-q", "-m", "the downstream")
+    make_checkout(downstream)
     return tmp_path, downstream
 
 

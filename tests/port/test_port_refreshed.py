@@ -15,9 +15,9 @@ import json
 import subprocess
 from pathlib import Path
 
-from port_support import git, upstream_repository
+from port_support import upstream_repository
 
-from helpers import CLI_NEW, CLI_OLD, VERSION_FROM_ENV, write_files
+from helpers import CLI_NEW, CLI_OLD, VERSION_FROM_ENV, make_checkout, write_files
 
 PORTED = '''"""Command line."""
 
@@ -62,9 +62,7 @@ def _downstream(tmp_path: Path) -> tuple[Path, Path, Path, Path]:
             "patches/version.patch": VERSION_FROM_ENV,
         },
     )
-    git(downstream, "init", "-q", "-b", "main")
-    git(downstream, "add", "-A")
-    git(downstream, "commit", "-q", "-m", "the downstream")
+    make_checkout(downstream)
     return repo, trees[0], trees[1], downstream
 
 

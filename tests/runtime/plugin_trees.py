@@ -21,7 +21,14 @@ from helpers import write_files
 from patchkeeper.config import Config, load_config
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
 from patchkeeper.runtime.judge.runtime_audit import RuntimeAudit, audit_runtime
-from patchkeeper.runtime.model import Inventory
+from patchkeeper.runtime.model import (
+    Activation,
+    ActivationStatus,
+    Condition,
+    Inventory,
+    Mechanism,
+    PatchEntry,
+)
 
 #: ``vllm/engine.py`` of the made-up upstream: the two functions most patches replace.
 ENGINE = "def step(x):\n    return x\n\n\ndef run(x):\n    return x\n"
@@ -250,3 +257,17 @@ class TreeWriter:
             str(write_files(self.root / "up-1.0", old)),
             str(write_files(self.root / "up-2.0", old if new is None else new)),
         )
+
+
+def conditional_entry(target: str, *conditions: Condition) -> PatchEntry:
+    """A module-level assignment of ``target`` in the plugin file ``p.py`` (module ``p``,
+    line 9), reached only under ``conditions``."""
+    return PatchEntry(
+        file="p.py",
+        line=9,
+        module="p",
+        scope="<module>",
+        target=target,
+        mechanism=Mechanism.ASSIGNMENT,
+        activation=Activation(ActivationStatus.CONDITIONAL, conditions=conditions),
+    )

@@ -5,7 +5,12 @@ the function conditional. The plugin is written by the test in the shape of a re
 
 from __future__ import annotations
 
+import ast
+
+import pytest
 from plugin_trees import TreeWriter, activation_conditions, patch_plugin
+
+from patchkeeper.runtime.inventory.conditions import if_conditions
 
 PATCH = """import vllm.engine
 from vllm.platforms import current_platform
@@ -49,13 +54,13 @@ def test_an_early_return_makes_the_rest_of_the_function_conditional(
         (
             "vllm.engine.step",
             "conditional",
-            [("else", "not (not current_platform.is_tpu())", 15)],
+            [("else", "current_platform.is_tpu()", 15)],
         ),
         (
             "vllm.engine.run",
             "conditional",
             [
-                ("else", "not (not current_platform.is_tpu())", 15),
+                ("else", "current_platform.is_tpu()", 15),
                 ("try-import", "try: ... except ImportError", 18),
             ],
         ),
@@ -131,3 +136,28 @@ def test_a_guard_is_named_by_what_its_handler_catches(plugin_trees: TreeWriter) 
             ],
         ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("test", "expected"),
+    [
+        ("x", (("if", "x"), ("else", "not (x)"))),
+        # the else of a ``not`` runs under its operand, not under ``not (not ...)``
+        ("not x", (("if", "not x"), ("else", "x"))),
+        ("not (a and b)", (("if", "not (a and b)"), ("else", "a and b"))),
+        ("not not x", (("if", "not not x"), ("else", "not x"))),
+        # a ``not`` of one operand only: the whole test is negated
+        ("not a and b", (("if", "not a and b"), ("else", "not (not a and b)"))),
+        (
+            "not vllm_version_is('1.0')",
+            (("version", "not vllm_version_is('1.0')"), ("version", "vllm_version_is('1.0')")),
+        ),
+    ],
+)
+def test_the_else_of_an_if_is_its_test_negated_once(
+    test: str, expected: tuple[tuple[str, str], tuple[str, str]]
+) -> None:
+    statement = ast.parse(f"if {test}:\n    pass\nelse:\n    pass\n").body[0]
+    assert isinstance(statement, ast.If)
+    then, other = if_conditions(statement)
+    assert ((then.kind, then.text), (other.kind, other.text)) == expected

@@ -89,6 +89,35 @@ def test_patches_in_exclusive_branches_are_no_duplicate(
     assert duplicates(list(inventory.entries)) == []
 
 
+def test_the_else_of_a_negated_test_is_exclusive_with_its_if(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``if not profile().standard: ... else: ...``: the else runs under the test's operand
+    (``else profile().standard``), still the negation of the if at the same place."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    negated = FILES["xplug/__init__.py"].replace(
+        "    if profile().standard:\n"
+        "        from xplug.patch import standard  # noqa: F401\n"
+        "    else:\n"
+        "        from xplug.patch import compact  # noqa: F401\n",
+        "    if not profile().standard:\n"
+        "        from xplug.patch import compact  # noqa: F401\n"
+        "    else:\n"
+        "        from xplug.patch import standard  # noqa: F401\n",
+    )
+    write_files(tmp_path, {**FILES, "xplug/__init__.py": negated})
+    inventory = take_inventory(None, plugin=tmp_path, package="xplug")
+    assert sorted(
+        (e.file, [c.described() for c in e.activation.conditions])
+        for e in inventory.entries
+        if e.activation is not None and e.target == "vllm.attention.Attention.forward"
+    ) == [
+        ("xplug/patch/compact.py", ["if not profile().standard"]),
+        ("xplug/patch/standard.py", ["else profile().standard"]),
+    ]
+    assert duplicates(list(inventory.entries)) == []
+
+
 def test_a_patch_on_every_hardware_competes_with_both(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

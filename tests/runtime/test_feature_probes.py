@@ -7,14 +7,12 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from plugin_trees import conditional_entry
 
 from patchkeeper.runtime.judge.feature_probes import Probe, has_attribute, probes
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import (
-    Activation,
-    ActivationStatus,
     Condition,
-    Mechanism,
     PatchEntry,
 )
 from patchkeeper.runtime.syntax.names import Binding
@@ -23,16 +21,8 @@ TABLE = {"Request": Binding("hup.request.Request", "hup.request"), "hup": Bindin
 
 
 def _entry(*conditions: tuple[str, str]) -> PatchEntry:
-    found = tuple(Condition(kind, text, "p.py", n) for n, (kind, text) in enumerate(conditions))
-    return PatchEntry(
-        file="p.py",
-        line=9,
-        module="plug.p",
-        scope="<module>",
-        target="hup.request.Request.advance",
-        mechanism=Mechanism.ASSIGNMENT,
-        activation=Activation(ActivationStatus.CONDITIONAL, conditions=found),
-    )
+    found = (Condition(kind, text, "p.py", n) for n, (kind, text) in enumerate(conditions))
+    return conditional_entry("hup.request.Request.advance", *found)
 
 
 @pytest.mark.parametrize(
@@ -45,10 +35,8 @@ def _entry(*conditions: tuple[str, str]) -> PatchEntry:
             ("else", "not (hasattr(Request, 'in_flight'))"),
             ("hup.request.Request", "in_flight", True),
         ),
-        (
-            ("else", "not (not hasattr(Request, 'in_flight'))"),
-            None,
-        ),
+        # the else of ``if not hasattr(...)``: its text is the test without its ``not``
+        (("else", "hasattr(Request, 'in_flight')"), ("hup.request.Request", "in_flight", False)),
         (("if", "not hasattr(hup.utils, 'helper')"), ("hup.utils", "helper", True)),
         # a name the file does not import, a computed attribute, a compound test: no probe
         (("if", "not hasattr(request, 'in_flight')"), None),

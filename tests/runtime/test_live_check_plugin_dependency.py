@@ -14,13 +14,11 @@ still the entry point's ``import-error`` (exit 1): that is a finding about the p
 from __future__ import annotations
 
 import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
-from helpers import write_files
+from helpers import venv_on_paths, write_files
 
 UPSTREAM = {
     "dup/__init__.py": "",
@@ -74,20 +72,10 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pa
             "dplug/patch/patch_engine.py": PATCH,
         },
     )
-    env = tmp_path / "env"
-    venv.create(env, with_pip=False)
-    version = f"{sys.version_info.major}.{sys.version_info.minor}"
-    site = Path(sysconfig.get_path("purelib", vars={"base": str(env), "py_version_short": version}))
-    site.mkdir(parents=True, exist_ok=True)
-    (site / "dplug.pth").write_text(f"{tmp_path / 'upstream'}\n{tmp_path / 'plugin'}\n")
-    write_files(
-        site / "dplug-0.1.dist-info",
-        {
-            "METADATA": "Metadata-Version: 2.1\nName: dplug\nVersion: 0.1\n",
-            "entry_points.txt": "[dup.general_plugins]\ndplug = dplug:register\n",
-        },
-    )
-    return tmp_path / "plugin", env / "bin" / "python"
+    paths = [tmp_path / "upstream", tmp_path / "plugin"]
+    entry_points = "[dup.general_plugins]\ndplug = dplug:register\n"
+    python, _site = venv_on_paths(tmp_path / "env", paths, "dplug", entry_points)
+    return tmp_path / "plugin", python
 
 
 def test_a_plugin_dependency_not_installed_is_exit_2(installed: tuple[Path, Path], cli) -> None:

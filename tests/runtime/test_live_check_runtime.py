@@ -12,14 +12,11 @@ in a real virtual environment by a ``.pth`` file and the plugin's entry points i
 
 from __future__ import annotations
 
-import sys
-import sysconfig
-import venv
 from pathlib import Path
 
 import pytest
 
-from helpers import write_files
+from helpers import venv_on_paths, write_files
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import check
 
@@ -135,24 +132,8 @@ def installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Pa
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
     write_files(tmp_path / "upstream", UPSTREAM)
     write_files(tmp_path / "plugin", PLUGIN)
-    env = tmp_path / "env"
-    venv.create(env, with_pip=False)
-    python = env / "bin" / "python"
-    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
-    purelib = sysconfig.get_path(
-        "purelib", vars={"base": str(env), "py_version_short": version[6:]}
-    )
-    site = Path(purelib)
-    site.mkdir(parents=True, exist_ok=True)
-    (site / "cplug.pth").write_text(f"{tmp_path / 'upstream'}\n{tmp_path / 'plugin'}\n")
-    info = site / "cplug-0.1.dist-info"
-    write_files(
-        info,
-        {
-            "METADATA": "Metadata-Version: 2.1\nName: cplug\nVersion: 0.1\n",
-            "entry_points.txt": ENTRY_POINTS,
-        },
-    )
+    paths = [tmp_path / "upstream", tmp_path / "plugin"]
+    python, _site = venv_on_paths(tmp_path / "env", paths, "cplug", ENTRY_POINTS)
     return tmp_path / "plugin", python
 
 

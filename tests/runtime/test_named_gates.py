@@ -8,9 +8,9 @@ import ast
 from pathlib import Path
 
 import pytest
-from plugin_trees import audit_fixture
+from plugin_trees import audit_fixture, conditional_entry
 
-from patchkeeper.runtime.judge.named_gates import named_test
+from patchkeeper.runtime.judge.named_gates import dead_named_gate, named_test
 from patchkeeper.runtime.model import Condition
 
 PATCH = "gplug/patch/patch_manager.py"
@@ -45,6 +45,16 @@ def test_decisions_on_the_fixture(runtime_trees: Path) -> None:
             f"its version gate is false at 2.0 ({PATCH}:41: if _IS_RELEASE_1, where "
             "_IS_RELEASE_1 = gup_version_is('1.0')): the patch runs at 1.0 only: dead code "
             "there",
+        ),
+        # the else of the test for 1.0 (its condition not (_IS_RELEASE_1)): written ahead
+        # for 2.0, as should_advance
+        "pause": (UNCHANGED[0], UNCHANGED[1].format("pause")),
+        # the else of the test's negation (its condition _IS_RELEASE_1): for 1.0 only
+        "resume": (
+            "remove",
+            f"its version gate is false at 2.0 ({PATCH}:60: the else of if not "
+            "(_IS_RELEASE_1), where _IS_RELEASE_1 = gup_version_is('1.0')): the patch runs "
+            "at 1.0 only: dead code there",
         ),
     }
 
@@ -102,3 +112,15 @@ def given(FLAG):
 def test_named_test(text: str, line: int, expected: tuple[str, str] | None) -> None:
     module = ast.parse(SOURCE)
     assert named_test(module, Condition("if", text, "p.py", line)) == expected
+
+
+def test_the_else_of_a_named_gate_runs_where_the_name_is_false() -> None:
+    """The else of ``if FLAG`` runs under ``not (FLAG)``, its condition's text: at 1.0 and
+    not at 2.0 for ``FLAG = version_is("2.0")``, and the evidence names the ``if``'s test."""
+    module = ast.parse('FLAG = version_is("2.0")\nif FLAG:\n    pass\nelse:\n    pass\n')
+    entry = conditional_entry("up.engine.step", Condition("else", "not (FLAG)", "p.py", 2))
+    assert dead_named_gate({"p.py": module}, entry, ("1.0", "2.0")) == (
+        "its version gate is false at 2.0 (p.py:2: the else of if FLAG, where FLAG = "
+        "version_is('2.0')): the patch runs at 1.0 only: dead code there"
+    )
+    assert dead_named_gate({"p.py": module}, entry, ("2.0", "3.0")) == ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import LocalIndex, git, make_tar, vllm_plugin_pyproject, write_files
+from helpers import LocalIndex, git, make_checkout, make_tar, vllm_plugin_pyproject, write_files
 
 PATCH = '''"""Note: keep the output token ids for the n-gram processor.
 Affected versions: 1.0
@@ -125,9 +125,7 @@ def test_upgrade_refuses_it_before_it_starts(cli, tmp_path: Path, private_cache:
     # left an upgrade that --continue could never finish, only --abort
     plugin = _plugin(tmp_path)
     (tmp_path / "gunicorn-2.0.tar.gz").write_bytes(_server_sdist())
-    git(plugin, "init", "-q", "-b", "main")
-    git(plugin, "add", "-A")
-    git(plugin, "commit", "-q", "-m", "the plugin")
+    make_checkout(plugin, "the plugin")
 
     run = cli("upgrade", "--to", "../gunicorn-2.0.tar.gz", "--from", "../vllm-1.0", cwd=plugin)
 

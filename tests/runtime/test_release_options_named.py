@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import LocalIndex, git, make_tar, vllm_plugin_pyproject, write_files
+from helpers import LocalIndex, make_checkout, make_tar, vllm_plugin_pyproject, write_files
 
 PYPROJECT = vllm_plugin_pyproject(
     "vllm-accel",
@@ -107,9 +107,7 @@ def test_upgrade_of_runtime_patches_finds_both_releases_first(
     cli, tmp_path: Path, private_cache: Path
 ) -> None:
     plugin = _plugin(tmp_path)
-    git(plugin, "init", "-q", "-b", "main")
-    git(plugin, "add", "-A")
-    git(plugin, "commit", "-q", "-m", "the plugin")
+    make_checkout(plugin, "the plugin")
     before = _files(plugin)
 
     run = cli("upgrade", "--to", "../vllm-2.O", "--from", "../vllm-1.0", "--json", cwd=plugin)

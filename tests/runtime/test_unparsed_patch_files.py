@@ -12,10 +12,9 @@ file the user had resolved.
 from __future__ import annotations
 
 import shutil
-import sysconfig
-import venv
 from pathlib import Path
 
+from helpers import venv_on_paths
 from patchkeeper.config import load_config
 from patchkeeper.runtime.live import check
 
@@ -121,21 +120,10 @@ def _hand_made_env(root: Path, work: Path) -> Path:
     """A virtual environment (no pip, no network) in which tinyup 1.0 and a copy of the
     plugin (as installed) are importable through a ``.pth`` file, and the plugin's entry
     point is declared by a ``dist-info`` written by hand, as an installer writes it."""
-    venv.create(root, with_pip=False, symlinks=True)
-    python = root / "bin" / "python"
-    # the "venv" scheme came with Python 3.11; before it, a venv is laid out as posix_prefix
-    scheme = "venv" if "venv" in sysconfig.get_scheme_names() else "posix_prefix"
-    purelib = sysconfig.get_path(
-        "purelib", vars={"base": str(root), "platbase": str(root)}, scheme=scheme
-    )
-    site = Path(purelib)
     installed = shutil.copytree(work / "plugin", root / "installed-plugin")
-    (site / "fixture.pth").write_text(f"{work / 'upstream-1.0'}\n{installed}\n")
-    info = site / "metaplug-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: metaplug\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(
-        "[tinyup.general_plugins]\nmetaplug = metaplug:register\n"
+    entry_points = "[tinyup.general_plugins]\nmetaplug = metaplug:register\n"
+    python, _site = venv_on_paths(
+        root, [work / "upstream-1.0", installed], "metaplug", entry_points
     )
     return python
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLE_SERIES, EXAMPLES, Example
+from helpers import EXAMPLE_SERIES, EXAMPLES, Example, make_checkout
 from json_schema_check import output
 from patchkeeper import __version__
 
@@ -335,6 +335,32 @@ def test_a_debian_source_name_that_names_no_project(cli, example: Example) -> No
     )
 
 
+def test_a_debian_watch_of_a_repository_names_its_line_and_the_option(
+    cli, example: Example
+) -> None:
+    """A watch file that follows a repository's tags names no project of a package index:
+    init says which line it read, what it watches, and the option that names the project."""
+    tree = debian_tree(example, "minihttp-tools (1.0-1) unstable; urgency=medium")
+    (tree / "debian" / "watch").write_text(
+        "# releases are tagged on the forge\n"
+        "version=4\n"
+        'opts="filenamemangle=s%(?:.*?)?v?(\\d[\\d.]*)\\.tar\\.gz%minihttp-$1.tar.gz%" \\\n'
+        "  https://git.example.org/example/minihttp/tags (?:.*?/)?v?(\\d[\\d.]*)\\.tar\\.gz\n"
+    )
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'debian' / 'watch'}:4: debian/changelog gives the "
+        "version 1.0, but the source name minihttp-tools is not python-NAME, and this line "
+        "watches https://git.example.org/example/minihttp/tags, which names no project of a Python "
+        "package index\n"
+        "  hint: pass --upstream NAME==1.0 with the project's name on the package index, or "
+        "make this line watch the project's page on a package index\n"
+    )
+    assert sorted(p.name for p in tree.iterdir()) == ["debian", "minihttp"]
+    assert cli("init", "--upstream", "minihttp==1.0", cwd=tree).code == 0
+
+
 @pytest.mark.parametrize(
     "url",
     [
@@ -397,10 +423,7 @@ def format_patch_branch(example: Example) -> Path:
     patches as commits (their subjects and bodies from the patch headers)."""
     repo = example.root / "checkout"
     shutil.copytree(example.old, repo)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "minihttp 1.0")
-    git(repo, "tag", "v1.0")
+    make_checkout(repo, "minihttp 1.0", tag="v1.0")
     for name in EXAMPLE_SERIES[:2]:
         git(repo, "apply", "--directory=minihttp", str(EXAMPLE_PATCHES / name))
         git(repo, "commit", "-q", "-a", "-m", name.removesuffix(".patch"), "-m", "Why: a test.")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from upgrade_support import MODULE_NEW, MODULE_OLD, STOP_PATCH, STOP_PATCH_MOVED
 
-from helpers import git, write_files
+from helpers import git, make_checkout, write_files
 from patchkeeper.commands.upgrade import STEPS
 from patchkeeper.config import load_config
 from patchkeeper.errors import Interrupted
@@ -110,9 +110,7 @@ def test_port_names_the_failing_hunk_and_the_release(cli, tmp_path: Path) -> Non
 def test_upgrade_continues_with_the_series_fixed(cli, tmp_path: Path) -> None:
     down = _downstream(tmp_path)
     pin = str(tmp_path / "tinyserve-1.0")
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
     run = cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", cwd=down)
     assert (run.code, run.out, run.err.splitlines()[1:]) == (
         2,
@@ -139,9 +137,7 @@ def test_continue_after_a_cut_short_port_then_a_refusal_ports(
     cli, tmp_path: Path, monkeypatch
 ) -> None:
     down = _downstream(tmp_path)
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
     monkeypatch.chdir(down)
     config = load_config(down / "patchkeeper.toml")
     steps = replace(STEPS, port=killed_port)
@@ -174,9 +170,7 @@ def test_a_patch_fixed_by_hand_is_the_persons_not_the_ports(cli, tmp_path: Path)
     as edited by hand, never among the files the port step wrote; the suggestion made
     from the audit says that audit read the patch before the edit."""
     down = _downstream(tmp_path)
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
     assert cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", cwd=down).code == 2
     patch = down / "debian" / "patches" / "2002_avoid_pytest_ext.patch"
     patch.write_text(FIXED_SETUP_PATCH, encoding="utf-8")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from helpers import git, write_files
+from helpers import make_checkout, write_files
 
 MODULE = "def serve():\n    return 'serve'\n"
 TEST_OLD = "def test_serve():\n    assert True\n\n\ndef test_stop():\n    assert True\n"
@@ -53,9 +53,7 @@ def _downstream(root: Path) -> Path:
             "debian/patches/skip-network-test.patch": TEST_PATCH,
         },
     )
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
     return down
 
 

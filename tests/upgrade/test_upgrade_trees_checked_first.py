@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import LocalIndex, git, make_tar, write_files
+from helpers import LocalIndex, git, make_checkout, make_tar, write_files
 
 PATCH = """From: A Maintainer <maintainer@example.org>
 Subject: Avoid timestamps in the gzip-compressed tables
@@ -57,9 +57,7 @@ def _downstream(root: Path, series: str = "timestamps.patch\n") -> Path:
             "patchkeeper.toml": CONFIG,
         },
     )
-    git(down, "init", "-q", "-b", "main")
-    git(down, "add", "-A")
-    git(down, "commit", "-q", "-m", "the downstream")
+    make_checkout(down)
     return down
 
 

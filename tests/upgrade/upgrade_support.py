@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import git, resolve
+from helpers import git, make_checkout, resolve
 
-__all__ = ["git", "resolve"]
+__all__ = ["git", "make_checkout", "resolve"]
 
 
 # A Debian source package's debian/ directory over the made-up "chunky" upstream, its one
@@ -45,14 +45,6 @@ def chunky_downstream() -> dict[str, str]:
         "debian/patches/fix-version.patch": CHUNKY_PATCH,
         "patchkeeper.toml": CHUNKY_CONFIG,
     }
-
-
-def make_checkout(root: Path) -> str:
-    """``git init`` in ``root`` and commit every file on ``main``; the commit's id."""
-    git(root, "init", "-q", "-b", "main")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "the downstream")
-    return git(root, "rev-parse", "HEAD")
 
 
 def subjects(root: Path, base: str) -> list[str]:

@@ -19,6 +19,11 @@ starts at column 0 with a name followed by ``(`` (``static int parse(char *s)``)
 first ``}`` at column 0 (C and C++). A hunk outside any function (between functions, at
 module level) or in a file of another language has no figures. A function the new file no
 longer defines is *gone*.
+
+What the new release's file tells (the functions it defines, each one's lines, the code it
+holds anywhere) is read once per file (:class:`_NewFile`, kept per content), not again for
+each failing hunk of each patch that edits it: a conflict's evidence reads it for every
+failing hunk, and many of them fall in the same few files.
 """
 
 from __future__ import annotations
@@ -145,11 +150,12 @@ def _span(lines: Sequence[bytes], start: int, python: bool) -> tuple[int, int]:
     return start, end
 
 
-def _defines(line: bytes, name: str, python: bool) -> bool:
+def _defined_name(line: bytes, python: bool) -> str | None:
+    """The name of the function (or class) ``line`` starts, or ``None``."""
     if python:
         match = DEFINES.match(line)
-        return match is not None and match.group(1).decode("utf-8", "replace") == name
-    return _header_name(line) == name
+        return match.group(1).decode("utf-8", "replace") if match is not None else None
+    return _header_name(line)
 
 
 def _normalized(lines: Sequence[bytes]) -> list[bytes]:
@@ -184,6 +190,74 @@ def _pin_function(
     return (text, span) if text else None
 
 
+class _NewFile:
+    """The new release's file as :func:`hunk_region` reads it, each fact read on first use
+    and kept: the lines that start each function name (:meth:`starts`), each function's
+    normalized lines and code (:meth:`function`), the code of the whole file (:meth:`code`).
+    """
+
+    __slots__ = ("_code", "_functions", "_starts", "language", "lines", "python")
+
+    def __init__(self, lines: Sequence[bytes], language: str) -> None:
+        self.lines = lines
+        self.language = language
+        self.python = language == PYTHON
+        self._starts: dict[str, list[int]] | None = None
+        self._functions: dict[int, tuple[list[bytes], Counter[bytes]] | None] = {}
+        self._code: Counter[bytes] | None = None
+
+    def starts(self, name: str) -> list[int]:
+        """The indexes of the lines that start a function (or class) ``name``, in order."""
+        starts = self._starts
+        if starts is None:
+            starts = self._starts = {}
+            for index, line in enumerate(self.lines):
+                found = _defined_name(line, self.python)
+                if found is not None:
+                    starts.setdefault(found, []).append(index)
+        return starts.get(name, [])
+
+    def function(self, index: int) -> tuple[list[bytes], Counter[bytes]] | None:
+        """The normalized lines of the function that starts at ``index``, and the count of
+        its substantive lines; ``None`` when it is longer than :data:`MAX_LINES`."""
+        if index not in self._functions:
+            first, last = _span(self.lines, index, self.python)
+            self._functions[index] = (
+                None if last - first > MAX_LINES else self._read(self.lines[first:last])
+            )
+        return self._functions[index]
+
+    def code(self) -> Counter[bytes]:
+        """The count of the file's substantive lines, wherever they are."""
+        if self._code is None:
+            self._code = self._substantive(self.lines)
+        return self._code
+
+    def _read(self, lines: Sequence[bytes]) -> tuple[list[bytes], Counter[bytes]]:
+        return _normalized(lines), self._substantive(lines)
+
+    def _substantive(self, lines: Sequence[bytes]) -> Counter[bytes]:
+        language = self.language
+        return Counter(text for line in lines if (text := substantive(line, language)) is not None)
+
+
+#: The :class:`_NewFile` of each new file read lately, by its path and the hash of its lines.
+_NEW_FILES: dict[tuple[str, int], _NewFile] = {}
+
+
+def _new_file(path: str, lines: Sequence[bytes], language: str) -> _NewFile:
+    """The :class:`_NewFile` of ``lines``, made once per content (the same file in the
+    workspace is read again for each failing hunk of each patch that edits it)."""
+    key = (path, hash(tuple(lines)))
+    cached = _NEW_FILES.get(key)
+    if cached is not None and (cached.lines is lines or cached.lines == lines):
+        return cached
+    if len(_NEW_FILES) > 256:
+        _NEW_FILES.clear()
+    made = _NEW_FILES[key] = _NewFile(lines, language)
+    return made
+
+
 def hunk_region(path: str, hunk: Hunk, pin: Sequence[bytes], new: Sequence[bytes]) -> Region | None:
     """The :class:`Region` of ``hunk`` of file ``path``: ``pin`` is the file at the old pin,
     ``new`` in the new release; ``None`` when the hunk edits no function, or the hunk has
@@ -208,25 +282,24 @@ def hunk_region(path: str, hunk: Hunk, pin: Sequence[bytes], new: Sequence[bytes
     pre = [text for text in pre if _take(held, text)]
     if not old or not pre:
         return None
-    best: tuple[float, list[bytes]] | None = None
-    for index, line in enumerate(new):
-        if not _defines(line, name, python):
+    release = _new_file(path, new, language)
+    best: tuple[float, list[bytes], Counter[bytes]] | None = None
+    for index in release.starts(name):
+        function = release.function(index)
+        if function is None:
             continue
-        first, last = _span(new, index, python)
-        if last - first > MAX_LINES:
-            continue
-        lines = _normalized(new[first:last])
+        lines, code = function
         ratio = SequenceMatcher(None, old, lines, autojunk=False).ratio()
         if best is None or ratio > best[0]:
-            best = (ratio, lines)
+            best = (ratio, lines, code)
     if best is None:
         # the code may have moved to another function of the file: its lines are read there
-        there = Counter(text for line in new if (text := substantive(line, language)) is not None)
+        there = Counter(release.code())
         left = sum(1 for text in pre if _take(there, text))
         return Region(name, len(old), len(old), len(pre), left, gone=True)
     matcher = SequenceMatcher(None, old, best[1], autojunk=False)
     kept = sum(block.size for block in matcher.get_matching_blocks())
-    there = Counter(text for line in best[1] if (text := substantive(line, language)) is not None)
+    there = Counter(best[2])
     left = sum(1 for text in pre if _take(there, text))
     return Region(name, len(old), len(old) - kept, len(pre), left)
 

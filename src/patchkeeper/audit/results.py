@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 
 from patchkeeper.audit.verdicts import (
     BLOCKED,
@@ -69,19 +70,28 @@ class AuditResult:
         counts = self.counts
         return ", ".join(f"{counts[v]} {v}" for v in COUNT_ORDER if v in counts)
 
+    @cached_property
+    def _upstreamed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """:attr:`to_retire` and :attr:`to_review`, each *upstreamed* verdict's action
+        (:func:`~patchkeeper.audit.verdicts.plainly_upstream`) read once for both."""
+        retire: list[str] = []
+        review: list[str] = []
+        for verdict in self.verdicts:
+            if verdict.verdict == UPSTREAMED:
+                (retire if plainly_upstream(verdict) else review).append(verdict.name)
+        return tuple(retire), tuple(review)
+
     @property
     def to_retire(self) -> tuple[str, ...]:
         """The patches the new upstream already carries, with nothing of the evidence asking
         for a review first (:func:`~patchkeeper.audit.verdicts.plainly_upstream`)."""
-        return tuple(v.name for v in self.verdicts if plainly_upstream(v))
+        return self._upstreamed[0]
 
     @property
     def to_review(self) -> tuple[str, ...]:
         """The *upstreamed* patches whose action asks a person first (*look*, or a retire
         after reviewing the lines not found): retired only once someone has looked."""
-        return tuple(
-            v.name for v in self.verdicts if v.verdict == UPSTREAMED and not plainly_upstream(v)
-        )
+        return self._upstreamed[1]
 
     @property
     def exit_code(self) -> int:

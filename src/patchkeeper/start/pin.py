@@ -203,6 +203,7 @@ def _debian(root: Path) -> Pin:
         )
     name, why = _debian_name(root, source)
     if name is None:
+        _unindexed_watch(root, source, version)
         _cannot(
             root,
             f"debian/changelog gives the version {version}, but the source name {source} is "
@@ -247,6 +248,40 @@ def _other_repository(root: Path, name: str) -> str:
                 f"{CONFIG_FILE}"
             )
     return ""
+
+
+#: A URL in a ``debian/watch`` line: what the line watches.
+WATCH_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
+
+
+def _unindexed_watch(root: Path, source: str, version: str) -> None:
+    """When no Python project was found and ``debian/watch`` watches a URL that names none
+    (a repository's tags page, a project's download page: :data:`WATCH_PROJECT` reads
+    only a package index's), fail at the watch line's URL, so the user sees why the watch
+    file named nothing and which option names the project instead. Returns when the file
+    has no URL line (or cannot be read).
+
+    Raises:
+        PatchkeeperError: the watch line (its file and line), with ``--upstream`` to pass.
+    """
+    path = root / "debian" / "watch"
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return
+    for number, line in enumerate(lines, 1):
+        url = WATCH_URL.search(line)
+        if url is None or line.lstrip().startswith("#"):
+            continue
+        raise PatchkeeperError(
+            f"debian/changelog gives the version {version}, but the source name {source} is "
+            f"not python-NAME, and this line watches {url[0]}, which names no project of a "
+            "Python package index",
+            path=path,
+            line=number,
+            hint=f"pass --upstream NAME=={version} with the project's name on the package "
+            "index, or make this line watch the project's page on a package index",
+        )
 
 
 def _debian_name(root: Path, source: str) -> tuple[str | None, str]:

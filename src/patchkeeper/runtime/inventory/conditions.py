@@ -17,7 +17,7 @@ from typing import cast
 from patchkeeper.runtime.inventory.file_facts import CondSpec
 from patchkeeper.runtime.syntax.astwalk import append_children, of_kinds
 from patchkeeper.runtime.syntax.names import isinstance_call
-from patchkeeper.runtime.syntax.unparse import expression_text
+from patchkeeper.runtime.syntax.unparse import expression_text, negation_text
 
 #: An ``if`` test on a version: ``if vllm_version_is("0.9.1"):``, ``if __version__ >= ...``
 VERSION_TEST = re.compile(r"(?i)version|__version__")
@@ -29,14 +29,16 @@ Conds = tuple["CondSpec | Pending", ...]
 
 def if_conditions(stmt: ast.If) -> tuple[CondSpec, CondSpec]:
     """The conditions under which the body and the ``else`` of an ``if`` run: its test
-    (kind "version" when it reads a version, else "if") and the test's negation."""
+    (kind "version" when it reads a version, else "if") and the test's negation
+    (:func:`~patchkeeper.runtime.syntax.unparse.negation_text`: the ``else`` of ``if not
+    x`` runs under ``x``, not under ``not (not x)``). Each text is what holds on its
+    branch."""
     text = expression_text(stmt.test)
     kind = "version" if VERSION_TEST.search(text) else "if"
     param, truth = _param_test(stmt.test)
     then = CondSpec(kind, text, stmt.lineno, param, truth)
-    other = CondSpec(
-        "else" if kind == "if" else kind, f"not ({text})", stmt.lineno, param, not truth
-    )
+    negation = negation_text(stmt.test)
+    other = CondSpec("else" if kind == "if" else kind, negation, stmt.lineno, param, not truth)
     return then, other
 
 

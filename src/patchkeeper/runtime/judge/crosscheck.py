@@ -36,6 +36,7 @@ from patchkeeper.runtime.store.cache import SummaryCache
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.runtime.syntax.references import PatchFileFacts, for_roots, tree_facts
+from patchkeeper.runtime.syntax.unparse import negated
 
 #: The name the cross-checks' findings and gates are kept under in the audit's memory.
 CROSSCHECK = "#crosscheck"
@@ -98,9 +99,10 @@ def exclusive(one: PatchEntry, other: PatchEntry) -> bool:
     places = {(c.file, c.line): c.text for c in mine}
     for condition in theirs:
         text = places.get((condition.file, condition.line))
-        if text is not None and f"not ({text})" == condition.text:
+        # an ``else`` is written ``not (TEST)``, or bare when the test is a ``not``
+        if text is not None and condition.text in (negated(text), f"not ({text})"):
             return True
-        if text is not None and text == f"not ({condition.text})":
+        if text is not None and text in (negated(condition.text), f"not ({condition.text})"):
             return True
     pins = {m[2] for m in (_PINNED.match(c.text) for c in mine) if m}
     other_pins = {m[2] for m in (_PINNED.match(c.text) for c in theirs) if m}

@@ -216,10 +216,8 @@ def _dead_gate(entry: PatchEntry, new_version: str) -> str:
     if activation is None or not new_version:
         return ""
     for condition in activation.conditions:
-        test = condition.text
-        if condition.kind == "else" or test.startswith("not ("):
-            test = test if test.startswith("not (") else f"not ({test})"
-        if evaluate(test, new_version) is False:
+        # the text is what holds on the branch: an ``else``'s is its ``if`` test negated
+        if evaluate(condition.text, new_version) is False:
             return f"{condition.file}:{condition.line}: {condition.text}"
     return ""
 

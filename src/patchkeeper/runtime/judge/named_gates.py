@@ -30,6 +30,7 @@ from collections.abc import Mapping
 
 from patchkeeper.runtime.model import Condition, PatchEntry
 from patchkeeper.runtime.syntax.gates import evaluate
+from patchkeeper.runtime.syntax.unparse import negated
 
 #: A condition that is a name, perhaps under ``not``: ``backports``, ``not _IS_RELEASE``.
 NAMED = re.compile(r"^(?P<negated>not\s+)?\(?\s*(?P<name>[A-Za-z_]\w*)\s*\)?$")
@@ -123,14 +124,6 @@ def named_test(module: ast.Module, condition: Condition) -> tuple[str, str] | No
     return None if value is None else (found["name"], ast.unparse(value))
 
 
-def _runs(test: str, kind: str, version: str) -> bool | None:
-    """Whether the branch of a condition of ``kind`` with ``test`` runs at ``version``."""
-    holds = evaluate(test, version)
-    if holds is None:
-        return None
-    return (not holds) if kind == "else" else holds
-
-
 def dead_named_gate(
     modules: Mapping[str, ast.Module | None], entry: PatchEntry, versions: tuple[str, str]
 ) -> str:
@@ -154,16 +147,15 @@ def dead_named_gate(
         if named is None:
             continue
         name, value = named
-        # the condition's own ``not`` applies to the value; an ``else`` negates the whole
+        # the text is what holds on the branch (an ``else``'s is already its test negated):
+        # its own ``not`` applies to the value
         test = f"not ({value})" if found["negated"] else value
-        if _runs(test, condition.kind, versions[0]) is True and (
-            _runs(test, condition.kind, versions[1]) is False
-        ):
+        if evaluate(test, versions[0]) is True and evaluate(test, versions[1]) is False:
             where = f"{condition.file}:{condition.line}"
-            branch = "the else of " if condition.kind == "else" else ""
+            text = condition.text.strip()
+            gate = f"the else of if {negated(text)}" if condition.kind == "else" else f"if {text}"
             return (
-                f"its version gate is false at {versions[1]} ({where}: {branch}if "
-                f"{condition.text.strip()}, where {name} = {value}): the patch runs at "
-                f"{versions[0]} only: dead code there"
+                f"its version gate is false at {versions[1]} ({where}: {gate}, where "
+                f"{name} = {value}): the patch runs at {versions[0]} only: dead code there"
             )
     return ""

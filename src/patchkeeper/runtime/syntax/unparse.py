@@ -60,6 +60,31 @@ def expression_text(node: ast.AST) -> str:
         return ast.unparse(node)
 
 
+def negation_text(test: ast.expr) -> str:
+    """The text of the condition ``not test``: the operand of a ``not`` as it is (the
+    negation of ``not x`` is ``x``: a reader should not undo ``not (not x)``), else
+    ``not (TEST)``, the test's text (:func:`expression_text`) in parentheses.
+
+    >>> negation_text(ast.parse("not x.ready()", mode="eval").body)
+    'x.ready()'
+    >>> negation_text(ast.parse("a or b", mode="eval").body)
+    'not (a or b)'
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return expression_text(test.operand)
+    return f"not ({expression_text(test)})"
+
+
+def negated(text: str) -> str:
+    """:func:`negation_text` of a test given as its text (``"not x"`` gives ``"x"``); a text
+    that is no expression is negated as it is written, ``not (TEXT)``."""
+    try:
+        test = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return f"not ({text})"
+    return negation_text(test)
+
+
 def _text(node: ast.AST, level: int) -> str:
     """The text of ``node`` written where precedence ``level`` holds (``ast._Unparser``'s
     ``get_precedence`` of it; ``_TEST`` when nothing set it)."""
