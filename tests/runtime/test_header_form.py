@@ -7,10 +7,12 @@ header is comment lines, and every header-missing finding says how to write the 
 
 from __future__ import annotations
 
+import ast
 import json
 from pathlib import Path
 
 from helpers import vllm_plugin_pyproject, write_files
+from patchkeeper.runtime.inventory.patch_headers import check_header
 
 DOCSTRING_HEADER = '''"""Note: keep the output token ids for the n-gram processor.
 
@@ -86,4 +88,35 @@ def test_a_header_in_the_docstring_is_named_and_the_form_is_said(cli, tmp_path: 
             "message": f"no {fields} in the header's comment lines",
             "hint": HINT,
         },
+    ]
+
+
+FIELDS = ("Note", "Affected versions", "Remove at")
+#: The note the header-missing finding adds for fields the docstring has.
+IN_DOCSTRING = (
+    "no 'Note:', 'Affected versions:', 'Remove at:' in the header's comment lines (the module "
+    "docstring has 'Note:', 'Affected versions:', 'Remove at:', but the header is '#' comment "
+    "lines, not a docstring)"
+)
+
+
+def _messages(text: str, tree: ast.Module | None) -> list[str]:
+    return [f.message for f in check_header(text, FIELDS, "p/a.py", tree)]
+
+
+def test_the_docstring_is_read_from_the_parse_the_scan_kept() -> None:
+    # the audit hands the parse of the file's bytes it kept: the same finding, no parse
+    kept = ast.parse(DOCSTRING_HEADER.encode())
+    assert _messages(DOCSTRING_HEADER, kept) == _messages(DOCSTRING_HEADER, None) == [IN_DOCSTRING]
+
+
+def test_the_text_is_parsed_where_the_bytes_may_read_otherwise() -> None:
+    # a parse with no docstring stands for bytes Python reads otherwise than the text
+    other = ast.parse(NO_HEADER)
+    coding = "# -*- coding: latin-1 -*-\n" + DOCSTRING_HEADER
+    assert _messages(coding, other) == [IN_DOCSTRING]
+    assert _messages(DOCSTRING_HEADER.replace("n-gram", "n\u2011gram"), other) == [IN_DOCSTRING]
+    # an ASCII text without a coding line is read from the parse given
+    assert _messages(DOCSTRING_HEADER, other) == [
+        "no 'Note:', 'Affected versions:', 'Remove at:' in the header's comment lines"
     ]

@@ -1,8 +1,8 @@
 """Which upstream modules :func:`patchkeeper.runtime.judge.unpassed.unpassed_parameters`
-parses for their calls: a module importing the target's class whose ASCII text names none
-of the methods asked about is not parsed, but to check that it parses when no summary
-tells it and the answer is not empty; a module that does not parse still empties the
-answer, and a text that is not ASCII is parsed. A module summarized already is read in
+parses for their calls: a module importing the target's class whose text (ASCII, or in
+its normal form) names none of the methods asked about is not parsed, but to check that it
+parses when no summary tells it and the answer is not empty; a module that does not parse
+still empties the answer, and a text not in its normal form is parsed. A module summarized already is read in
 parts for its calls: only its functions, its classes' methods, the rest of its classes
 and the lines between them that name the callee asked about are parsed.
 
@@ -232,3 +232,20 @@ def test_a_module_with_a_line_end_the_parser_does_not_count_is_read_whole(
     assert unpassed._PARTS[(str(tree.root), "pkg.a")] is None
     found = unpassed._module_calls(tree, "pkg.a")
     assert found is not None and len(found["step"]) == 4
+
+
+def test_a_module_not_ascii_in_its_normal_form_without_a_summary_is_not_parsed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # its identifiers are written as the parser reads them: naming no "step", it calls none
+    found, parsed = _answer(_tree(tmp_path, B + "# caf\u00e9\n"), tmp_path, monkeypatch)
+    assert found == frozenset()
+    assert parsed == ["pkg/lib.py", "pkg/a.py"]
+
+
+def test_a_module_not_ascii_without_a_summary_is_parsed_for_an_answer_that_is_not_empty(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    found, parsed = _answer(_unpassing(tmp_path, B + "# caf\u00e9\n"), tmp_path, monkeypatch)
+    assert found == frozenset({("step", "fast")})
+    assert parsed == ["pkg/lib.py", "pkg/a.py", "pkg/b.py"]

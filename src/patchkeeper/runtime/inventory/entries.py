@@ -27,6 +27,7 @@ from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.runners import is_test_module, scripts
 from patchkeeper.runtime.model import Inventory, Mechanism, PatchEntry
 from patchkeeper.runtime.settings import RuntimeSettings
+from patchkeeper.runtime.syntax.parsing import plugin_file_tree, plugin_tree_kept
 
 #: One patch file as read: its facts, its entries (each with its local conditions) and its
 #: findings.
@@ -381,7 +382,9 @@ def inventory_of(
     for patch, facts, found, _problems in kept:
         if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
             text = patch.path.read_text(encoding="utf-8", errors="replace")
-            findings.extend(check_header(text, settings.header_fields, facts.file))
+            # the parse the scan kept, if it did: a docstring is read from it
+            parse = plugin_file_tree(patch.path) if plugin_tree_kept(patch.path) else None
+            findings.extend(check_header(text, settings.header_fields, facts.file, parse))
     # The ledger is checked against the entries as the files give them: what it reads of an
     # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
     # subclass swap leave as they are.

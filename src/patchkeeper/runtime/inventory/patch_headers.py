@@ -18,6 +18,7 @@ documented.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -49,13 +50,18 @@ def _comment_text(line: str) -> str | None:
     return stripped[1:].strip() if stripped.startswith("#") else None
 
 
-def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
+def check_header(
+    text: str, fields: Iterable[str], file: str, tree: ast.Module | None = None
+) -> list[Finding]:
     """Findings for a missing or placeholder header field in one file's comments.
 
     Args:
         text: the file's source (a leading byte-order mark is no part of its first line).
         fields: the field names (``Note``, ``Affected versions``, ``Remove at``).
         file: the file name used in findings.
+        tree: the parse of the file's bytes when the caller has it (the scan kept it):
+            the module docstring is read from it where that is the parse of ``text``
+            (:func:`_docstring_fields`), rather than parsing ``text`` again.
     """
     fields = tuple(fields)
     lines = text.removeprefix("\ufeff").splitlines()  # a UTF-8 byte-order mark, as Python reads it
@@ -86,7 +92,7 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
     missing = [f for f in fields if f not in found]
     if missing:
         named = ", ".join(f"'{f}:'" for f in missing)
-        in_docstring = _docstring_fields(text, missing)
+        in_docstring = _docstring_fields(text, missing, tree)
         findings.append(
             Finding(
                 "header-missing",
@@ -113,18 +119,30 @@ def check_header(text: str, fields: Iterable[str], file: str) -> list[Finding]:
     return findings
 
 
-def _docstring_fields(text: str, fields: list[str]) -> list[str]:
+def _docstring_fields(text: str, fields: list[str], tree: ast.Module | None = None) -> list[str]:
     """Those of ``fields`` that ``text``'s module docstring has at the start of a line (a
     header written as a docstring, where the header is comment lines); ``[]`` when the file
-    does not parse or has no docstring."""
-    import ast
-
-    try:
-        docstring = ast.get_docstring(ast.parse(text.removeprefix("\ufeff")))
-    except (SyntaxError, ValueError):
-        return []
+    does not parse or has no docstring. ``tree``, the parse of the file's bytes, is read
+    instead of a parse of ``text`` where the two are the same: an ASCII text without a
+    coding declaration (its bytes read alike as the text and as Python reads them)."""
+    if tree is not None and text.isascii() and not _declares_coding(text):
+        docstring = ast.get_docstring(tree)
+    else:
+        try:
+            docstring = ast.get_docstring(ast.parse(text.removeprefix("\ufeff")))
+        except (SyntaxError, ValueError):
+            return []
     starts = {line.strip().lower() for line in (docstring or "").splitlines()}
     return [f for f in fields if any(s.startswith(f"{f.lower()}:") for s in starts)]
+
+
+#: A coding declaration (PEP 263), on one of the first two lines of a file.
+CODING_LINE = re.compile(r"^[ \t\f]*#.*?coding[:=]", re.MULTILINE)
+
+
+def _declares_coding(text: str) -> bool:
+    """Whether one of the first two lines of ``text`` declares its encoding."""
+    return CODING_LINE.search("\n".join(text.split("\n", 2)[:2])) is not None
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,15 @@ def module_ast(tree: UpstreamTree, module: str, keep: bool = True) -> ast.Module
     return parsed
 
 
+def names_as_written(text: str) -> bool:
+    """Whether every identifier of ``text`` (a module's text, as
+    :meth:`UpstreamTree.source_text` reads it) is written as the parser reads it, so that
+    a text not holding a name names it nowhere: an ASCII text, or one in its normal form
+    (NFKC, as the parser reads identifiers) that was read whole as UTF-8 (no replacement
+    character)."""
+    return text.isascii() or ("\ufffd" not in text and is_normalized("NFKC", text))
+
+
 #: The line ends :meth:`str.splitlines` (and so :meth:`UpstreamTree.source_lines`) knows
 #: besides the parser's ``"\n"``, ``"\r\n"`` and ``"\r"``; ``"\r"`` is listed too (the
 #: two count it alike): a module with any of them is read whole, not worth the doubt.
@@ -142,7 +151,7 @@ def module_parts(tree: UpstreamTree, module: str) -> list[tuple[int, str]] | Non
     text = "".join(lines)
     if _OTHER_LINE_ENDS.search(text):  # lines the summary's numbers do not count
         return None
-    if not text.isascii() and ("\ufffd" in text or not is_normalized("NFKC", text)):
+    if not names_as_written(text):
         return None
     spans: list[tuple[int, int, str]] = []
     methods: dict[str, list[tuple[int, int]]] = {}

@@ -29,7 +29,7 @@ import ast
 from collections.abc import Iterable
 
 from patchkeeper.runtime.judge.drift import Code
-from patchkeeper.runtime.judge.hooks import module_ast, module_parts
+from patchkeeper.runtime.judge.hooks import module_ast, module_parts, names_as_written
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.syntax.astwalk import calls as calls_of
 from patchkeeper.runtime.syntax.names import walk_statements
@@ -285,26 +285,30 @@ def _skipped(tree: UpstreamTree, module: str, callees: frozenset[str]) -> bool |
     by :func:`_all_parse` when it is not empty).
 
     A call's callee is an identifier of the source (:func:`_callee`), and an identifier
-    of an ASCII source is its own text: a module whose text holds none of ``callees``
+    is written as its text where the text is in its normal form
+    (:func:`~patchkeeper.runtime.judge.hooks.names_as_written`: an ASCII text, or one in
+    NFKC, as the parser reads identifiers): a module whose text holds none of ``callees``
     calls none of them. That it parses is known from its summary when it has one (parsed
     from the same bytes, stored or made this run; an ASCII text parses alike as bytes
     and as text). ``None`` when its calls were collected already, for a callee any call
-    counts for (:data:`_CALLED_THROUGH_OBJECT`), for a module without a file, a text
-    that is not ASCII, or a summary telling that it does not parse."""
+    counts for (:data:`_CALLED_THROUGH_OBJECT`), for a module without a file, a text not
+    in its normal form, a summary telling that it does not parse, or a text that is not
+    ASCII with a summary (such a module is read in its parts naming a callee,
+    :func:`_named_calls`, none here: nothing is parsed)."""
     if (str(tree.root), module) in _CALLS or not callees.isdisjoint(_CALLED_THROUGH_OBJECT):
         return None
     found = tree.module_file(module)
     if found is None:
         return None
     text = tree.source_text(module)
-    if not text.isascii() or any(callee in text for callee in callees):
+    if not names_as_written(text) or any(callee in text for callee in callees):
         return None
     summary = tree.summaries.get(module)
     if summary is None and tree.cache.valid(found[0]):
         summary = tree.summary(module)
-    if summary is not None and summary.syntax_error:
-        return None
-    return summary is not None
+    if summary is None:
+        return False
+    return None if summary.syntax_error or not text.isascii() else True
 
 
 #: A module's parts (:func:`~patchkeeper.runtime.judge.hooks.module_parts`),
