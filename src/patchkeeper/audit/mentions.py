@@ -6,7 +6,9 @@ DEP-3's ``Origin``, ``Bug``/``Bug-<Vendor>``, ``Applied-Upstream``, the ledger s
 ...``, ``PR46.patch``: a pull request by its number). Upstream's changelog names the same
 id when the release carries the fix. A mention counts only when it is new: the same id in
 the old release's changelog is about an earlier release (a CVE fixed twice, a bug number
-reused in a list of older releases), so it is no evidence.
+reused in a list of older releases), so it is no evidence that the new release has the
+fix. (A failing patch whose ``Bug`` names an issue the old changelog names is judged by a rule
+of its own, ``fixed-before-pin``: upstream fixed that issue before the pin.)
 
 References are read by patterns that hold across trackers: ``CVE-YYYY-NNNN``; ``#NUMBER``,
 ``gh-NUMBER``, ``bpo-NUMBER``; ``/issues/NUMBER``, ``/pull/NUMBER``, ``/pulls/NUMBER``,

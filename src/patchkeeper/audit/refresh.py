@@ -299,12 +299,30 @@ BESIDE_EDITED = "beside context upstream edited"
 _WORD = re.compile(rb"[a-z_][a-z0-9_]*")
 
 
+#: C's built-in scalar types: a signature that swaps one for another type (``int idx`` now
+#: ``uint32_t idx``) declares the same thing, unlike a name that changed.
+_SCALAR_TYPES = frozenset(
+    {b"char", b"short", b"int", b"long", b"signed", b"unsigned", b"float", b"double"}
+)
+
+
+def _same_word(word: bytes, have: bytes) -> bool:
+    """Whether ``have`` stands for ``word``: the same, or both types where ``word`` is one
+    of C's scalar types (:data:`_SCALAR_TYPES`) and ``have`` another or a ``_t`` type."""
+    if word == have:
+        return True
+    return word in _SCALAR_TYPES and (have in _SCALAR_TYPES or have.endswith(b"_t"))
+
+
 def _keeps_words(line: bytes, other: bytes) -> bool:
     """Whether ``other`` has every word (name, keyword) of ``line``, in order, case
     ignored: it may add words (a type annotation, a sigil's variable), it takes no name
-    out (``self.origin`` is not ``self.repos``, ``transport`` not ``_transport``)."""
+    out (``self.origin`` is not ``self.repos``, ``transport`` not ``_transport``); a C
+    scalar type may be another type (:func:`_same_word`)."""
     words = iter(_WORD.findall(other.lower()))
-    return all(any(word == have for have in words) for word in _WORD.findall(line.lower()))
+    return all(
+        any(_same_word(word, have) for have in words) for word in _WORD.findall(line.lower())
+    )
 
 
 def _resembles(line: bytes, other: bytes) -> bool:

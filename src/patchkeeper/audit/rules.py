@@ -42,6 +42,7 @@ class Rule(WordEnum):
     REWORDED_AT_PLACE = "reworded-at-place"  # upstream reworded the words it changes
     GONE_AROUND = "gone-around"  # upstream took out the lines it inserts between
     FUNCTION_REWRITTEN = "function-rewritten"  # upstream rewrote the functions it changes
+    FIXED_BEFORE_PIN = "fixed-before-pin"  # the pin's changelog names the issue it fixes
     TESTS_CHANGED = "tests-changed"  # upstream changed the tests it skips
     SOME_HUNKS_THERE = "some-hunks-there"  # a hunk adding new code is there, others fail
     INCLUDE_SWAPPED = "include-swapped"  # upstream includes the header it swaps in, its own way

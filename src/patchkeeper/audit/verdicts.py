@@ -74,7 +74,7 @@ from patchkeeper.audit.hunk_verdicts import (
     removed_lines,
     rewritten_at_place,
 )
-from patchkeeper.audit.mentions import Mention, new_mentions, references
+from patchkeeper.audit.mentions import Mention, find_mentions, new_mentions, references
 from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
@@ -1277,6 +1277,8 @@ def _judge_failing(
             _function_rewritten(patch, statuses, kind, regions),
             Rule.FUNCTION_REWRITTEN,
         )
+    if not rewritten:
+        rewritten, rule = _fixed_before_pin(patch, ctx), Rule.FIXED_BEFORE_PIN
     facts = ""
     if regions and not (rewritten and rule == Rule.FUNCTION_REWRITTEN):
         # the facts, whatever the action: how much of what it changes upstream rewrote
@@ -1287,6 +1289,43 @@ def _judge_failing(
         summary = f"{verdict.summary}; {rewritten}"
         verdict = replace(verdict, summary=summary, rewritten=rewritten, rule=rule)
     return verdict
+
+
+#: How :func:`_fixed_before_pin`'s evidence starts.
+FIXED_BEFORE_PIN_TEXT = "the old pin's changelog already names"
+
+
+def _fixed_before_pin(patch: Patch, ctx: _Context) -> str | None:
+    """The evidence that upstream fixed, before the old pin, the issue a failing patch says
+    it is about: the first upstream issue number its DEP-3 ``Bug`` field (or a
+    ``Bug-<vendor>`` field other than Debian's) names (:func:`references`) that a changelog
+    of the pin's tree names, with that line; ``None`` without the pin's tree or such a line.
+
+    The patch was carried on top of upstream's own fix of that issue (a downstream variant
+    of it: another default, a stricter check), and it no longer applies: the code it
+    changes moved on around upstream's fix. Whether the variant is still wanted, or
+    upstream's fix now does, is a person's call (*look*), not a port to make by default.
+    Never a retire: the pin already had upstream's fix, and the patch was kept all the same.
+    Other references do not count: a CVE id or a pull request (``Origin``) the pin's
+    changelog names says an earlier fix of the same problem was released, and a patch
+    carried on top of it is as likely a further fix that still needs porting."""
+    if ctx.pin is None or ctx.search is None:
+        return None
+    refs = tuple(
+        ref
+        for ref in references(patch)
+        if ref.kind == "number" and ref.source.lower().startswith("bug")
+    )
+    found = find_mentions(refs, ctx.pin.changelog_text(), limit=1) if refs else {}
+    for ref in refs:
+        if ref.value in found:
+            mention = found[ref.value][0]
+            return (
+                f"{FIXED_BEFORE_PIN_TEXT} #{ref.value}, the issue its {ref.source} field names "
+                f"({mention.path} line {mention.line}: `{mention.text}`): upstream fixed "
+                "that issue its own way before the pin"
+            )
+    return None
 
 
 #: How :func:`_function_rewritten`'s evidence starts.
@@ -2448,6 +2487,12 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         if verdict.rewritten.startswith(FUNCTION_REWRITTEN_TEXT):
             reason = "upstream rewrote the function it changes; decide whether that has the fix"
             return LOOK, reason, own
+        if verdict.rewritten.startswith(FIXED_BEFORE_PIN_TEXT):
+            reason = (
+                "upstream fixed the issue it names before the old pin; decide whether the "
+                "patch is still wanted on top of that fix"
+            )
+            return LOOK, reason, Rule.FIXED_BEFORE_PIN
         if verdict.rewritten.startswith(SOME_HUNKS_TEXT):
             reason = "upstream took part of it; decide whether the failing hunks are still needed"
             return LOOK, reason, Rule.SOME_HUNKS_THERE
