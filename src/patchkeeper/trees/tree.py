@@ -32,6 +32,7 @@ from patchkeeper.errors import (
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
+from patchkeeper.system.names import shown_name
 from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
 if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
@@ -228,19 +229,18 @@ def safe_path(
     >>> safe_path(Path("/t"), "a/b.py").as_posix()
     '/t/a/b.py'
     """
-    parts = relative.split("/")
-    if not relative or relative.startswith("/") or ".." in parts or "\0" in relative:
+    if escapes(relative):
         raise TargetError(
-            f"the patch path {relative!r} escapes the target {base}",
+            f"the patch path {shown_path(relative)} escapes the target {base}",
             hint="a patch may only name files inside the target; fix the patch",
         )
     problem = name_problem(relative)
     if problem:
         raise TargetError(
-            f"the patch path {relative!r} {problem}",
+            f"the patch path {shown_path(relative)} {problem}",
             hint="rename the file in the patch; nothing was written",
         )
-    path = base.joinpath(*parts)
+    path = base.joinpath(*relative.split("/"))
     try:
         if real_dirs is None:
             inside = path.resolve().is_relative_to(resolved_base or base.resolve())
@@ -259,8 +259,53 @@ def safe_path(
     return path
 
 
+def escapes(relative: str) -> bool:
+    """Whether the patch path ``relative`` (POSIX) leaves any tree it is joined to: empty,
+    absolute, with a ``..`` component or a NUL byte (:func:`safe_path` refuses it).
+
+    >>> escapes("pkg/mod.py"), escapes("../mod.py"), escapes("/etc/passwd")
+    (False, True, True)
+    """
+    parts = relative.split("/")
+    return not relative or relative.startswith("/") or ".." in parts or "\0" in relative
+
+
+def shown_path(relative: str) -> str:
+    """A patch path as a message names it: in quotes, a control character escaped as Python
+    writes it (``'x\\x1b[31m'``, so the terminal does not run it), a byte that is not valid
+    UTF-8 in git's quoted form (``"caf\\351.txt"``, as the patch and ``git status`` write
+    it, :func:`~patchkeeper.system.names.shown_name`), not as the code point Python holds
+    it by.
+
+    >>> print(shown_path("pkg/mod.py"), shown_path("caf\\udce9.txt"))
+    'pkg/mod.py' "caf\\351.txt"
+    """
+    if _CONTROL.search(relative) is None and _SURROGATE.search(relative) is not None:
+        return shown_name(relative)
+    return repr(relative)
+
+
+def path_refusal(relative: str) -> str:
+    """Why :func:`safe_path` refuses the patch path ``relative`` in any tree, or ``""``: it
+    escapes the tree (:func:`escapes`) or names a file it cannot write
+    (:func:`name_problem`). A symbolic link of the tree that leads out is the tree's, not
+    the path's, and is not judged here. ``lint`` reports such a path before ``apply``
+    refuses it.
+
+    >>> path_refusal("pkg/mod.py")
+    ''
+    >>> path_refusal("../mod.py")
+    'leaves the tree (an absolute path or a .. component)'
+    """
+    if escapes(relative):
+        return "leaves the tree (an absolute path or a .. component)"
+    return name_problem(relative)
+
+
 #: C0 and C1 control characters and DEL.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: A byte that is not valid UTF-8, as a name read with ``surrogateescape`` holds it.
+_SURROGATE = re.compile("[\udc80-\udcff]")
 
 
 def name_problem(relative: str) -> str:
