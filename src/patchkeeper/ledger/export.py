@@ -45,9 +45,9 @@ from patchkeeper.series.parse import (
 )
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.names import shown_name
+from patchkeeper.system.patch_paths import path_refusal, shown_path
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
-from patchkeeper.trees.tree import path_refusal, shown_path
 from patchkeeper.upstream import gitops
 
 #: A topic name: ``qwen3_5-embed-quant``, ``kvarn/kvarn-0.32.0`` (no ``..``, no leading ``/``).

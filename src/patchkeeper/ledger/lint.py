@@ -56,7 +56,7 @@ from patchkeeper.series.parse import (
     wide_encoding,
 )
 from patchkeeper.system.names import shown_name
-from patchkeeper.trees.tree import path_refusal, shown_path
+from patchkeeper.system.patch_paths import path_refusal, shown_path
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
