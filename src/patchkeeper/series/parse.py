@@ -1312,6 +1312,28 @@ def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
     return end
 
 
+#: A mail signature's separator line, as ``git format-patch`` ends a patch (``-- `` then
+#: git's version), also with its trailing space stripped by mail.
+_SIGNATURE_SEPARATORS = (b"-- \n", b"-- \r\n", b"--\n", b"--\r\n")
+
+
+def _signature_start(lines: list[bytes], first: int) -> int:
+    r"""Where the trailer begins after a last file diff without hunks (a deletion of an
+    empty file, a mode change, a pure rename) whose header starts at index ``first``: at a
+    mail signature's separator (``-- \n``, then git's version), else at the end. The
+    signature is the patch's trailer, as after a hunk, not part of the file's header, which
+    a refreshed header replaces.
+
+    >>> _signature_start([b"diff --git a/f b/f\n", b"deleted file mode 100644\n", b"-- \n",
+    ...                   b"2.39.5\n"], 0)
+    2
+    """
+    for index in range(first + 1, len(lines)):
+        if lines[index] in _SIGNATURE_SEPARATORS:
+            return index
+    return len(lines)
+
+
 def _attach_raw(
     files: list[FileDiff], lines: list[bytes], start: int
 ) -> tuple[list[FileDiff], bytes]:
@@ -1325,7 +1347,7 @@ def _attach_raw(
         elif number + 1 < len(files):
             header_end = files[number + 1].line_no - 1
         else:
-            header_end = len(lines)
+            header_end = _signature_start(lines, diff.line_no - 1)
         header = b"".join(lines[cursor:header_end])
         cursor = header_end
         if diff.hunks:  # each hunk got its raw bytes in _convert_hunk
