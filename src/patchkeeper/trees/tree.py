@@ -406,7 +406,7 @@ def installed_tree(config: Config, python: Path | None = None) -> Tree:
         )
     from patchkeeper.trees.installed import locate_distribution
 
-    dist = locate_distribution(config.upstream, python, config.source)
+    dist = locate_distribution(config.upstream, python, config.source, config.pin)
     base = _base(dist.site, config.directory)
     label = TargetLabel(
         f"{dist.name} {dist.version} installed in {dist.site} (python {dist.python})",
