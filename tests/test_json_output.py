@@ -131,6 +131,26 @@ def test_a_missing_configuration_and_a_usage_error_are_json(cli, tmp_path: Path)
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("lnt",), "No such command 'lnt'. Did you mean 'lint'?"),
+        (("aduit", "--to", "x"), "No such command 'aduit'. Did you mean 'audit'?"),
+        (("runtime", "invetory"), "No such command 'invetory'. Did you mean 'inventory'?"),
+        (("nosuch",), "No such command 'nosuch'."),
+    ],
+)
+def test_a_mistyped_command_is_told_the_closest_one(
+    cli, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    """A mistyped option was told the closest one (click's "Did you mean '--json'?"), a
+    mistyped command only "No such command"; it is told the closest command too."""
+    run = cli(*args, cwd=tmp_path)
+    assert (run.code, run.out, run.err.splitlines()[-1]) == (2, "", f"Error: {message}")
+    run = cli(*args, "--json", cwd=tmp_path)
+    assert (run.code, output(run.out)["error"]["message"]) == (2, message)
+
+
 def test_without_json_an_error_prints_nothing_on_standard_output(cli, tmp_path: Path) -> None:
     run = cli("apply", "--target", str(tmp_path), cwd=tmp_path)
     assert (run.code, run.out) == (2, "")

@@ -101,6 +101,41 @@ def test_a_truncated_patch_gets_its_own_verdict_and_the_rest_are_judged(
     assert text.out.splitlines()[-1] == "3 patches: 2 clean, 1 unreadable"
 
 
+# git format-patch of a commit that adds a Latin-1 named file: git quotes the name
+LATIN_1 = b"""From 5e1f0c3a Mon Sep 17 00:00:00 2001
+Subject: [PATCH] add a note
+
+---
+diff --git "a/pkg/caf\\351.txt" "b/pkg/caf\\351.txt"
+new file mode 100644
+--- /dev/null
++++ "b/pkg/caf\\351.txt"
+@@ -0,0 +1 @@
++note
+"""
+
+
+def test_a_path_apply_refuses_is_an_unreadable_patch(cli, tmp_path: Path) -> None:
+    """A patch naming a file apply refuses in any tree (a name that is not valid UTF-8)
+    stopped the whole audit (exit 2, no verdict at all), where a binary diff costs only its
+    own verdict; now it is *unreadable*, naming the file, the line and what to do."""
+    downstream = _downstream(tmp_path)
+    (downstream / "patches" / "two.patch").write_bytes(LATIN_1)
+    run = cli("audit", "--to", "../pkg-1.1", "--json", cwd=downstream)
+    assert run.code == 2
+    data = output(run.out)
+    problem = (
+        f'{downstream / "patches" / "two.patch"}:5: the patch path "pkg/caf\\351.txt" holds '
+        "bytes that are not valid utf-8 (the file system's encoding)"
+    )
+    assert [(v["name"], v["verdict"], v["unreadable"]) for v in data["verdicts"]] == [
+        ("one.patch", "clean", ""),
+        ("two.patch", "unreadable", problem),
+        ("three.patch", "clean", ""),
+    ]
+    assert data["verdicts"][1]["summary"].startswith(f"{problem} (rename the file in the patch);")
+
+
 def test_a_readable_series_exits_as_before(cli, tmp_path: Path) -> None:
     downstream = _downstream(tmp_path)
     (downstream / "patches" / "series").write_text("one.patch\nthree.patch\n")

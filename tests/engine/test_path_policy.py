@@ -44,7 +44,7 @@ def test_patching_a_symlink_inside_the_target_is_refused(tmp_path) -> None:
         ('"x\\033[31m"', "'x\\x1b[31m' holds the control character '\\x1b'"),
         (
             '"caf\\351"',
-            "'caf\\udce9' holds bytes that are not valid utf-8 (the file system's encoding)",
+            '"caf\\351" holds bytes that are not valid utf-8 (the file system\'s encoding)',
         ),
         ('"tab\\there"', "'tab\\there' holds the control character '\\t'"),
     ],

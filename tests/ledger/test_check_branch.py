@@ -187,3 +187,19 @@ def test_an_upstream_whose_tags_have_no_v(downstream: Path, topics: Path, capsys
     assert capsys.readouterr().out == (
         "work against the series on 1.0: they agree (2 topics, 3 files compared)\n"
     )
+
+
+def test_a_file_name_that_is_not_utf8_is_compared(downstream: Path, topics: Path, capsys) -> None:
+    """A topic commit that adds a Latin-1 named file (``café.txt``): check-branch stopped at
+    encoding its name for git's input (exit 2, advising a UTF-8 locale the user had); the
+    file is compared as any other, named as git names it."""
+    ledger.write_ledger(config_at(downstream))
+    commit_topic(topics, "[pk] note", ledger_body(), {"pkg/caf\udce9.txt": "note\n"})
+    assert _differences(downstream) == [
+        ("topic", "note", "on the branch, not in the series"),
+        ("topic", "note", "on the branch, not in the ledger"),
+        ("file", "pkg/caf\udce9.txt", "on the branch, not made by the series"),
+    ]
+    assert main(["-C", str(downstream), "check-branch", "work"]) == 1
+    out = capsys.readouterr().out
+    assert '"pkg/caf\\351.txt"' in out, out

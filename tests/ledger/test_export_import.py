@@ -402,6 +402,25 @@ def test_a_binary_change_is_named_by_its_file(downstream: Path, topics: Path) ->
     assert caught.value.message == f"{head} changes a binary file: pkg/logo.png"
 
 
+def test_a_file_name_apply_refuses_is_not_exported(downstream: Path, topics: Path) -> None:
+    """A commit that adds a file whose name is not valid UTF-8 (a Latin-1 ``café.txt``) was
+    exported as a patch (git's quoted ``"caf\\351.txt"``) that apply then refused; export
+    refuses it as it refuses a binary change, naming the file as git does, and writes
+    nothing."""
+    commit_topic(topics, "[pk] latin-note", "", {"pkg/caf\udce9.txt": b"x\n"})
+    series = (downstream / "patches" / "series").read_bytes()
+    with pytest.raises(export.ExportError) as caught:
+        export.export_range(config_at(downstream), "v1.0..work")
+    head = git(topics, "rev-parse", "HEAD")[:12]
+    assert (caught.value.message, caught.value.hint) == (
+        f'{head} changes "pkg/caf\\351.txt", a name apply refuses: it holds bytes that are '
+        "not valid utf-8 (the file system's encoding)",
+        "rename the file in the commit (git mv) and export again",
+    )
+    assert (downstream / "patches" / "series").read_bytes() == series
+    assert not (downstream / "patches" / "latin-note.patch").exists()
+
+
 def test_export_refuses_a_series_entry_linked_outside_the_series_directory(
     downstream: Path, topics: Path, capsys
 ) -> None:

@@ -300,11 +300,13 @@ def test_retire_removes_the_directories_it_emptied(downstream: Path) -> None:
 
 
 def test_retire_refuses_an_empty_reason_or_version(downstream: Path, capsys) -> None:
-    """Before: ``--why ""`` retired the patch with an empty reason in the Retired table."""
+    """Before: ``--why ""`` retired the patch with an empty reason in the Retired table. The
+    examples of the hint name this downstream's upstream (``pkg``) and versions (``--at``,
+    else the pin), not the bundled example's ``minihttp``."""
     before = {p: p.read_bytes() for p in downstream.rglob("*") if p.is_file()}
     for at, why, option, example in (
-        ("1.1", " ", "--why", "--why 'minihttp #12 is in 1.1'"),
-        ("", "upstream has it", "--at", "--at 1.1"),
+        ("1.1", " ", "--why", "--why 'pkg #12 is in 1.1'"),
+        ("", "upstream has it", "--at", "--at 1.0"),
     ):
         argv = ["-C", str(downstream), "retire", "size-knob", "--at", at, "--why", why]
         assert main(argv) == 2

@@ -447,3 +447,36 @@ def test_an_empty_patch_is_no_parse_finding(downstream: Path) -> None:
     (patches / "placeholder.patch").write_bytes(header + b"\n")
     (patches / "series").write_text((patches / "series").read_text() + "placeholder.patch\n")
     assert _texts(downstream) == []
+
+
+def test_a_path_apply_refuses_is_reported(downstream: Path, capsys) -> None:
+    """A patch whose path ``apply`` refuses in every tree (git format-patch's quoted Latin-1
+    ``"caf\\351.txt"``, a control character, a ``..`` component) passed lint and stopped
+    ``apply`` (exit 2); lint names each at its file's header, as apply would."""
+    patches = downstream / "patches"
+    (patches / "names.patch").write_bytes(
+        b"Subject: add three notes\n\n---\n"
+        b'diff --git "a/pkg/caf\\351.txt" "b/pkg/caf\\351.txt"\n'
+        b"new file mode 100644\n"
+        b"--- /dev/null\n"
+        b'+++ "b/pkg/caf\\351.txt"\n'
+        b"@@ -0,0 +1 @@\n+x\n"
+        b'diff --git "a/pkg/x\\033y.txt" "b/pkg/x\\033y.txt"\n'
+        b"new file mode 100644\n"
+        b"--- /dev/null\n"
+        b'+++ "b/pkg/x\\033y.txt"\n'
+        b"@@ -0,0 +1 @@\n+x\n"
+        b"--- a/../up.txt\n"
+        b"+++ b/../up.txt\n"
+        b"@@ -1 +1 @@\n-a\n+b\n"
+    )
+    (patches / "series").write_text((patches / "series").read_text() + "names.patch\n")
+    hint = "rename the file in the patch (and in the commit it was made from)"
+    assert [text for text in _texts(downstream) if "PK305" in text] == [
+        'patches/names.patch:4: PK305 the patch path "pkg/caf\\351.txt" holds bytes that are '
+        f"not valid utf-8 (the file system's encoding): apply refuses it: {hint}",
+        "patches/names.patch:10: PK305 the patch path 'pkg/x\\x1by.txt' holds the control "
+        f"character '\\x1b': apply refuses it: {hint}",
+        "patches/names.patch:16: PK305 the patch path '../up.txt' leaves the tree (an absolute "
+        f"path or a .. component): apply refuses it: {hint}",
+    ]

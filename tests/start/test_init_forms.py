@@ -267,6 +267,27 @@ def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: E
     assert "0003-Add-a-logo.patch\n" in (tree / "patches" / "series").read_text()
 
 
+def test_init_warns_of_a_file_name_apply_refuses(cli, example: Example) -> None:
+    """A commit that adds a Latin-1 named file gives a format-patch file apply refuses (the
+    name is not valid UTF-8): init warned of a binary diff but not of this one."""
+    repo = format_patch_branch(example)
+    (repo / "caf\udce9.txt").write_bytes(b"note\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "Add a note")
+    tree = example.root / "tree"
+    shutil.copytree(example.old, tree)
+    git(repo, "format-patch", "-q", "-o", str(tree / "patches"), "v1.0")
+    run = cli("init", cwd=tree)
+    assert run.code == 0
+    assert run.err == (
+        "patchkeeper: warning: apply refuses 0003-Add-a-note.patch "
+        '(patches/0003-Add-a-note.patch:11): the patch path "caf\\351.txt" holds bytes that '
+        "are not valid utf-8 (the file system's encoding); to do: rename the file in the "
+        "patch\n"
+    )
+    assert "0003-Add-a-note.patch\n" in (tree / "patches" / "series").read_text()
+
+
 def test_init_given_a_patch_for_the_series_says_so(cli, example: Example) -> None:
     tree = example.root / "tree"
     tree.mkdir()

@@ -73,7 +73,7 @@ def test_the_import_package_installed_by_another_distribution_is_named(cli, tmp_
             "file": str(down / "patchkeeper.toml"),
             "line": 1,
             "hint": "if pdfthing.six is the project the series is cut against, set upstream = "
-            '"pdfthing.six"; else install pdfthing (pip install pdfthing), pass --python for '
+            '"pdfthing.six"; else install pdfthing (pip install pdfthing==20221105), pass --python for '
             "another environment, or --target DIR for a source tree",
         },
     )
@@ -94,7 +94,7 @@ def test_a_name_nothing_installs_keeps_the_plain_advice(cli, tmp_path: Path) -> 
             "message": f"pdfwriter is not installed in the environment of {python}",
             "file": None,
             "line": None,
-            "hint": "install it (pip install pdfwriter), pass --python for another "
+            "hint": "install it (pip install pdfwriter==1.0), pass --python for another "
             "environment, or --target DIR for a source tree",
         },
     )

@@ -881,10 +881,13 @@ def _moved_hunk(
     search: TreeSearch,
     pin: TreeSearch | None,
     own: Sequence[bytes] = (),
+    source: str | None = None,
 ) -> HunkVerdict:
     """A hunk that fails in its file (``own``: that file's lines in the new release): look
     for its context/removed lines in the rest of the new tree (the code moved while the old
-    file stayed); name the place, and judge the hunk there. The place is found by the lines
+    file stayed); name the place, and judge the hunk there. The rest of the tree leaves out
+    the file the hunk is applied to (``source``, the old name of a file the patch renames):
+    its context there is where it belongs, not code that moved. The place is found by the lines
     that tell one file from another (:func:`patchkeeper.series.substantive_lines.placing_lines`):
     two modules of one package share their imports, which says nothing about where the code
     went. A hunk with fewer than :data:`MIN_MOVED_LINES` such lines (a block of imports) is
@@ -897,7 +900,8 @@ def _moved_hunk(
     distinct = list(dict.fromkeys(line.strip() for line in needles))
     if len(distinct) < MIN_MOVED_LINES:
         return status
-    best = search.best_match(distinct, status.path, exclude=frozenset({status.path}))
+    own_paths = frozenset({status.path, source or status.path})
+    best = search.best_match(distinct, status.path, exclude=own_paths)
     if best is None or best[1] < max(MIN_MOVED_LINES, (len(distinct) + 1) // 2):
         return status
     other, count = best
@@ -953,6 +957,6 @@ def hunk_statuses(
         for hunk in diff.hunks:
             status = _hunk_status(lines, diff.path, hunk, pin_lines)
             if status.status == FAILS and search is not None and lines:
-                status = _moved_hunk(status, hunk, search, pin, lines)
+                status = _moved_hunk(status, hunk, search, pin, lines, source)
             out.append(status)
     return out

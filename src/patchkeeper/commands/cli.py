@@ -8,6 +8,7 @@ command's module when that command is asked for.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import os
 import sys
@@ -508,10 +509,15 @@ class LazyGroup(click.Group):
         """The command ``args`` name, as click finds it, and the words after it.
 
         Raises:
-            click.UsageError: as click's; or an option of that command (not a sub-group)
+            click.UsageError: as click's, with the closest command named when no command
+                has the name (``No such command 'lnt'. Did you mean 'lint'?``, as click
+                names the closest option); or an option of that command (not a sub-group)
                 given another of its options as its value (:func:`refuse_option_as_value`).
         """
-        name, command, rest = super().resolve_command(ctx, args)
+        try:
+            name, command, rest = super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            raise self._closest_command(ctx, args, exc) from None
         if (
             command is not None
             and not isinstance(command, click.Group)
@@ -522,6 +528,20 @@ class LazyGroup(click.Group):
             refuse_option_as_value(context, rest)
             refuse_json_spelled_otherwise(context, rest)
         return name, command, rest
+
+    def _closest_command(
+        self, ctx: click.Context, args: list[str], error: click.UsageError
+    ) -> click.UsageError:
+        """``error`` for an unknown command, with the closest commands named (``Did you
+        mean 'lint'?``); any other error as it is."""
+        word = args[0] if args else ""
+        if not error.message.startswith("No such command") or word.startswith("-"):
+            return error
+        close = difflib.get_close_matches(word, self.list_commands(ctx), n=2, cutoff=0.6)
+        if not close:
+            return error
+        names = " or ".join(repr(name) for name in close)
+        return click.UsageError(f"{error.message} Did you mean {names}?", ctx)
 
     def _misplaced(
         self, ctx: click.Context, args: list[str], error: click.NoSuchOption

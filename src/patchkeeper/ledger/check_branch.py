@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.errors import GitError
+from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.ledger.entries import overlay_files
 from patchkeeper.ledger.export import split_message, topic_pattern
 from patchkeeper.ledger.settings import ledger_settings, pin_commit, topic_checkout
@@ -44,7 +45,7 @@ class BranchDifference:
     """
 
     kind: str
-    name: str
+    name: str = field(metadata=FILE_NAME)
     detail: str
 
 

@@ -45,6 +45,7 @@ from patchkeeper.series.parse import (
 )
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.names import shown_name
+from patchkeeper.system.patch_paths import path_refusal, shown_path
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
 from patchkeeper.upstream import gitops
@@ -176,7 +177,8 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
     change, which is written as an empty patch (its header alone), as ``import`` commits one.
 
     Raises:
-        ExportError: a merge or root commit, changes outside ``directory``, or a binary
+        ExportError: a merge or root commit, changes outside ``directory``, a file name
+            ``apply`` refuses (:func:`~patchkeeper.trees.tree.path_refusal`), or a binary
             change.
     """
     parents = gitops.commit_parents(checkout, commit)
@@ -188,14 +190,21 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
             path=checkout,
             hint="rebase the topics into a linear branch on the pin's tag",
         )
-    outside = [
-        p for p in gitops.diff_names(checkout, parents[0], commit) if not _under(p, directory)
-    ]
+    names = gitops.diff_names(checkout, parents[0], commit)
+    outside = [p for p in names if not _under(p, directory)]
     if outside:
         raise ExportError(
             f"{short} changes files outside {directory}/: {', '.join(outside[:5])}",
             path=checkout,
             hint=f"a patch is relative to {directory}/; move those changes to another commit",
+        )
+    refused = [(name, why) for name in names if (why := path_refusal(name))]
+    if refused:
+        name, why = refused[0]
+        raise ExportError(
+            f"{short} changes {shown_path(name)}, a name apply refuses: it {why}",
+            path=checkout,
+            hint="rename the file in the commit (git mv) and export again",
         )
     diff = gitops.diff_patch(checkout, parents[0], commit, relative=directory, abbrev=abbrev)
     binary = [f"{directory}/{name}" if directory else name for name in binary_files(diff)]

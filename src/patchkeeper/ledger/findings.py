@@ -30,6 +30,7 @@ CODES: dict[str, str] = {
     "PK302": "the patch differs from re-exporting the commit it names",
     "PK303": "the commit the patch names is not in the checkout",
     "PK304": "the patch cannot be parsed",
+    "PK305": "the patch names a path apply refuses (outside the tree, or a name it cannot write)",
     "PK401": "a patch reads an environment knob it does not register",
     "PK501": "an overlay's source directory is missing or empty",
     "PK502": "a vendored file differs from the pinned commit",

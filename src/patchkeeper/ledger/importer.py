@@ -167,7 +167,7 @@ class IndexTree:
             gitops.run(
                 ["update-index", "--add", "--index-info"],
                 self.checkout,
-                input="".join(records).encode(),
+                input="".join(records).encode("utf-8", "surrogateescape"),
                 env=self.env,
             )
 

@@ -184,7 +184,7 @@ def _prefix(name: bytes | None, path: str) -> bytes | None:
     """What a header name has before the stripped path (``pkg.orig/``), if it ends in it."""
     if name is None or name == C.DEV_NULL.encode():
         return None
-    tail = path.encode()
+    tail = path.encode("utf-8", "surrogateescape")
     return name[: -len(tail)] if name.endswith(tail) else None
 
 
@@ -208,11 +208,24 @@ class PlainForm:
     def header(self, diff: FileDiff) -> bytes:
         """``diff``'s header lines in this form: ``/dev/null`` for a side that does not exist,
         no timestamps."""
-        pattern = re.compile(rb"(?<![^\s/])" + re.escape(self.path.encode()) + rb"(?=\s|$)")
-        lines = [pattern.sub(diff.path.encode().replace(b"\\", b"\\\\"), x) for x in self.before]
+        pattern = re.compile(
+            rb"(?<![^\s/])" + re.escape(self.path.encode("utf-8", "surrogateescape")) + rb"(?=\s|$)"
+        )
+        lines = [
+            pattern.sub(diff.path.encode("utf-8", "surrogateescape").replace(b"\\", b"\\\\"), x)
+            for x in self.before
+        ]
         null = C.DEV_NULL.encode()
-        old = null if diff.is_creation else self.old_prefix + str(diff.old_path).encode()
-        new = null if diff.is_deletion else self.new_prefix + str(diff.new_path).encode()
+        old = (
+            null
+            if diff.is_creation
+            else self.old_prefix + str(diff.old_path).encode("utf-8", "surrogateescape")
+        )
+        new = (
+            null
+            if diff.is_deletion
+            else self.new_prefix + str(diff.new_path).encode("utf-8", "surrogateescape")
+        )
         lines += [b"--- " + old + self.ending, b"+++ " + new + self.ending]
         return b"".join(lines)
 

@@ -825,9 +825,11 @@ def retire(config: Config, request: RetireRequest) -> RetireResult:
     """
     name, why = request.name, request.why
     at, at_from = (request.at, "") if request.at is not None else default_retire_at(config)
+    # the examples name this downstream's upstream and versions, not another project's
+    version = (at if at.strip() else config.pin) or "VERSION"
     for option, value, example in (
-        (OPTION_AT, at, "--at 1.1"),
-        (OPTION_WHY, why, "--why 'minihttp #12 is in 1.1'"),
+        (OPTION_AT, at, f"--at {version}"),
+        (OPTION_WHY, why, f"--why '{config.upstream or 'upstream'} #12 is in {version}'"),
     ):
         if not value.strip():
             raise PatchkeeperError(

@@ -96,7 +96,9 @@ class SeriesDoesNotApplyError(PatchkeeperError):
     Attributes:
         patch_name: the patch's name in the series.
         failure: what fails there, in words (``setup.cfg #1 fails at fuzz 0 (closest: line 1,
-            7 of 20 lines match)``).
+            7 of 20 lines match)``), with why when its lines are there but do not apply
+            (``... (none of its lines is there): different line endings: the file's lines
+            end in CRLF, the patch's in LF``).
         spec: the release as ``--from`` and ``audit --to`` take it (``NAME==VERSION`` or a
             directory), or ``None`` until :meth:`ported_from` sets it.
     """
@@ -160,6 +162,10 @@ def _first_failure(outcome: PatchOutcome) -> tuple[str, int | None]:
             text += (
                 f" (closest: line {hunk.closest_line}, {hunk.matching} of {hunk.total} lines match)"
             )
+        if hunk.note:
+            # why a hunk whose lines are there does not apply: its line endings (an sdist
+            # published with CRLF files), white space at the ends of lines, its anchoring
+            text += f": {hunk.note}"
         return text, hunk.patch_line
     return "it does not apply", None
 

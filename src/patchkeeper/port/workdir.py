@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +35,6 @@ from patchkeeper.errors import PatchkeeperError
 from patchkeeper.port.merge import MODIFY_DELETE, FileMerge
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch, Series
-from patchkeeper.series.parse import split_lines
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.english import plural
 from patchkeeper.system.removal import remove_tree
@@ -317,8 +316,27 @@ class WorkDir:
         deleted = {
             t for t, info in manifest["paths"].items() if info.get("status") == MODIFY_DELETE
         }
-        _check_markers(files, resolved, deleted)
+        references = {target: self.references(target) for target in resolved}
+        _check_markers(files, resolved, deleted, references)
         return manifest["patch"], resolved
+
+    def references(self, target: str) -> tuple[FileState, ...]:
+        """The stopped patch's file ``target`` (a path under ``conflict/files``) as the old
+        pin had it, with the patch, and as the new pin has it: the copies under
+        ``conflict/reference`` (those that exist; none for a file the manifest does not
+        list)."""
+        try:
+            manifest = json.loads((self.conflict / MANIFEST).read_text(encoding="utf-8"))
+            path = manifest["paths"][target]["path"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return ()
+        reference = self.conflict / "reference"
+        out = []
+        for side, key in (("old", path), ("patched", path), ("new", target)):
+            state = read_file(safe_path(reference / side, key))
+            if state is not None:
+                out.append(state)
+        return tuple(out)
 
     def save_resolution(self, name: str, resolved: Mapping[str, FileState | None]) -> None:
         """Record a resolution under ``resolved/``; the conflict directory is removed."""
@@ -386,20 +404,48 @@ def changed_inputs(recorded: Mapping[str, str]) -> list[tuple[Path, str]]:
     return changed
 
 
-def first_marker(state: FileState) -> int | None:
-    """The 1-based line of the first conflict marker in ``state``, ``None`` when it has none."""
+def _underlined(states: Sequence[FileState]) -> set[bytes]:
+    """The lines that ``states`` have right before a bare ``=======`` line of their own."""
+    out = set()
+    for state in states:
+        before = b""
+        for line in state.lines:
+            bare = line.rstrip(b"\r\n")
+            if bare == SEPARATOR:
+                out.add(before)
+            before = bare
+    return out
+
+
+def first_marker(state: FileState, references: Sequence[FileState] = ()) -> int | None:
+    """The 1-based line of the first conflict marker in ``state``, ``None`` when it has none.
+
+    A bare ``=======`` line is git's separator unless one of ``references`` (the file on the
+    old pin, with the patch, on the new pin) has such a line after the same line: a
+    reStructuredText heading's underline (``License`` over seven ``=``) is the file's own,
+    and a resolution that keeps it has no marker left.
+    """
+    own = _underlined(references)
+    before = b""
     for number, line in enumerate(state.lines, 1):
-        if line.startswith(MARKERS) or line.rstrip(b"\r\n") == SEPARATOR:
+        bare = line.rstrip(b"\r\n")
+        if line.startswith(MARKERS) or (bare == SEPARATOR and before not in own):
             return number
+        before = bare
     return None
 
 
 def _check_markers(
-    files: Path, resolved: Mapping[str, FileState | None], deleted: Set[str] = frozenset()
+    files: Path,
+    resolved: Mapping[str, FileState | None],
+    deleted: Set[str] = frozenset(),
+    references: Mapping[str, Sequence[FileState]] | None = None,
 ) -> None:
     """Refuse a resolution with markers left, naming every such file (relative to
     ``files``) and its first marker line, so that one run shows all that is left. A file
     in ``deleted`` (a modify/delete: the patch deletes it) gets the advice to delete it too.
+    ``references`` holds each file's versions the conflict was laid out with
+    (:meth:`WorkDir.references`), whose own ``=======`` lines are no markers.
 
     Raises:
         UnresolvedError: one file (its path and line) or several (the directory, and each
@@ -408,7 +454,8 @@ def _check_markers(
     left = [
         (target, line)
         for target, state in sorted(resolved.items())
-        if state is not None and (line := first_marker(state)) is not None
+        if state is not None
+        and (line := first_marker(state, (references or {}).get(target, ()))) is not None
     ]
     if not left:
         return
@@ -448,8 +495,6 @@ def _write(path: Path, data: bytes) -> None:
     write_atomic(path, data, parents=True, temporary=path.with_name(path.name + ".tmp"))
 
 
-def has_markers(data: bytes) -> bool:
-    """Whether ``data`` has a conflict marker line."""
-    return any(
-        line.startswith(MARKERS) or line.rstrip(b"\r\n") == SEPARATOR for line in split_lines(data)
-    )
+def has_markers(data: bytes, references: Sequence[FileState] = ()) -> bool:
+    """Whether ``data`` has a conflict marker line (:func:`first_marker`)."""
+    return first_marker(FileState.from_bytes(data, None), references) is not None

@@ -176,7 +176,7 @@ def check_branch_text(result: CheckBranchResult) -> str:
             f"{plural(result.files, 'file')} compared)"
         )
     lines = [f"{head}: {plural(len(result.differences), 'difference')}"]
-    lines += [f"  {d.kind} {d.name}: {d.detail}" for d in result.differences]
+    lines += [f"  {d.kind} {shown_name(d.name)}: {d.detail}" for d in result.differences]
     if result.hint:
         lines.append(f"hint: {result.hint}")
     return "\n".join(lines)
@@ -187,5 +187,8 @@ def check_branch_markdown(result: CheckBranchResult) -> str:
     if not result.differences:
         return f"`{result.branch}` agrees with the series on `{result.base}`.\n"
     rows = ["| kind | name | difference |", "|---|---|---|"]
-    rows += [f"| {d.kind} | `{d.name}` | {escape_cell(d.detail)} |" for d in result.differences]
+    rows += [
+        f"| {d.kind} | `{shown_name(d.name)}` | {escape_cell(d.detail)} |"
+        for d in result.differences
+    ]
     return "\n".join(rows) + "\n"

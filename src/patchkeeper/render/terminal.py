@@ -138,7 +138,7 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
         for change in getattr(patch, "missing_changes", ()):
             out.append(f"    {name}: {change}")
     for check in state.drifted:
-        out.append(f"  drift: {check.path} {_drift_words(check)}")
+        out.append(f"  drift: {shown_name(check.path)} {_drift_words(check)}")
     return out
 
 
@@ -204,7 +204,7 @@ def verify_text(result: VerifyResult) -> str:
     shown = result.untouched[:MISPLACED_SHOWN] if result.layout_hint else result.untouched
     for check in shown:
         words = _drift_words(check, undone=False)
-        lines.append(f"  changed outside the series: {check.path} {words}")
+        lines.append(f"  changed outside the series: {shown_name(check.path)} {words}")
     if len(result.untouched) > len(shown):
         more = plural(len(result.untouched) - len(shown), "more file")
         lines.append(
@@ -212,7 +212,8 @@ def verify_text(result: VerifyResult) -> str:
             "the patches name (the hint below says where it is; --json lists every file)"
         )
     if result.ignored:
-        lines.append(f"  ignored (build and test leftovers): {', '.join(result.ignored)}")
+        ignored = ", ".join(shown_name(path) for path in result.ignored)
+        lines.append(f"  ignored (build and test leftovers): {ignored}")
     for overlay in result.overlays:
         if overlay.state != "ok" or result.detailed:
             lines.append(f"  overlay: {overlay.path} {overlay.state}")

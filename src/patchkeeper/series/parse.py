@@ -36,6 +36,7 @@ from patchkeeper.series.model import (
 )
 from patchkeeper.system.filenames import name_hint, name_problem
 from patchkeeper.system.names import shown_name, unquoted_name
+from patchkeeper.system.patch_paths import path_refusal, shown_path
 from patchkeeper.system.regular import file_kind, read_regular
 
 if TYPE_CHECKING:  # unidiff is imported when a patch is parsed (not on a parse-cache hit)
@@ -1311,6 +1312,28 @@ def _hunk_end(lines: list[bytes], hunk: Hunk) -> int:
     return end
 
 
+#: A mail signature's separator line, as ``git format-patch`` ends a patch (``-- `` then
+#: git's version), also with its trailing space stripped by mail.
+_SIGNATURE_SEPARATORS = (b"-- \n", b"-- \r\n", b"--\n", b"--\r\n")
+
+
+def _signature_start(lines: list[bytes], first: int) -> int:
+    r"""Where the trailer begins after a last file diff without hunks (a deletion of an
+    empty file, a mode change, a pure rename) whose header starts at index ``first``: at a
+    mail signature's separator (``-- \n``, then git's version), else at the end. The
+    signature is the patch's trailer, as after a hunk, not part of the file's header, which
+    a refreshed header replaces.
+
+    >>> _signature_start([b"diff --git a/f b/f\n", b"deleted file mode 100644\n", b"-- \n",
+    ...                   b"2.39.5\n"], 0)
+    2
+    """
+    for index in range(first + 1, len(lines)):
+        if lines[index] in _SIGNATURE_SEPARATORS:
+            return index
+    return len(lines)
+
+
 def _attach_raw(
     files: list[FileDiff], lines: list[bytes], start: int
 ) -> tuple[list[FileDiff], bytes]:
@@ -1324,7 +1347,7 @@ def _attach_raw(
         elif number + 1 < len(files):
             header_end = files[number + 1].line_no - 1
         else:
-            header_end = len(lines)
+            header_end = _signature_start(lines, diff.line_no - 1)
         header = b"".join(lines[cursor:header_end])
         cursor = header_end
         if diff.hunks:  # each hunk got its raw bytes in _convert_hunk
@@ -1396,8 +1419,9 @@ def load_patches(
     strip level) is taken from the parse cache (:mod:`patchkeeper.series.parse_cache`)
     instead of being parsed again, and new parses are added to it.
 
-    With ``unreadable`` (a list), a listed patch that is missing or malformed is left out
-    and ``(name, error)`` appended to the list instead of raising, so the rest of the series
+    With ``unreadable`` (a list), a listed patch that is missing or malformed, or names a
+    path ``apply`` refuses in any tree (:func:`refused_path_error`), is left out and
+    ``(name, error)`` appended to the list instead of raising, so the rest of the series
     can still be judged (``audit``).
 
     Raises:
@@ -1416,7 +1440,11 @@ def load_patches(
         seen[entry.name] = entry.line_no
         strip = entry.strip if entry.strip is not None else default_strip
         try:
-            patches.append(_load_one(files, entry, strip, store))
+            patch = _load_one(files, entry, strip, store)
+            refused = refused_path_error(patch) if unreadable is not None else None
+            if refused is not None:
+                raise refused
+            patches.append(patch)
         except PatchFormatError as exc:
             if unreadable is None:
                 raise
@@ -1424,6 +1452,25 @@ def load_patches(
     if store is not None:
         store.save()
     return patches
+
+
+def refused_path_error(patch: Patch) -> PatchFormatError | None:
+    """The error ``apply`` stops at for the first path of ``patch`` that it refuses in any
+    tree (:func:`~patchkeeper.system.patch_paths.path_refusal`: it leaves the tree, or the
+    file system cannot be handed the name), at the line of that file's header; ``None``
+    when there is none. Read without a tree (``audit``, ``init``), such a patch is
+    unreadable as a malformed one is, and the rest of the series is judged without it."""
+    for diff in patch.files:
+        for name in (diff.old_path, diff.new_path):
+            why = path_refusal(name) if name is not None else ""
+            if name is not None and why:
+                return PatchFormatError(
+                    f"the patch path {shown_path(name)} {why}",
+                    path=patch.path,
+                    line=diff.line_no,
+                    hint="rename the file in the patch",
+                )
+    return None
 
 
 def _listed_twice(series: Series, entry: SeriesEntry, first: int) -> PatchFormatError:

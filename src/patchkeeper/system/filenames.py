@@ -48,10 +48,21 @@ def encoding_refused(exc: BaseException) -> PatchkeeperError | None:
     """An error (exit 2) for a ``UnicodeEncodeError`` of the file name encoding on a name
     no check before it caught, else ``None`` (every other exception is a bug).
 
+    A lone surrogate (a byte of a name read with ``surrogateescape``) that cannot be encoded
+    is no matter of the locale: the operating system is handed names with
+    ``surrogateescape``, which writes it back as its byte under any encoding, so text that
+    failed so was encoded strictly by mistake (a git path in a command's input): a bug, not
+    the locale to fix.
+
     >>> encoding_refused(ValueError("a bug")) is None
+    True
+    >>> encoding_refused(UnicodeEncodeError("utf-8", "caf\\udce9", 3, 4, "surrogates")) is None
     True
     """
     if not isinstance(exc, UnicodeEncodeError) or not isinstance(exc.object, str):
+        return None
+    failed = exc.object[exc.start : exc.end]
+    if failed and all("\udc80" <= char <= "\udcff" for char in failed):
         return None
     try:
         same = codecs.lookup(exc.encoding).name == codecs.lookup(sys.getfilesystemencoding()).name

@@ -135,7 +135,7 @@ class FileCheck:
             created it.
     """
 
-    path: str
+    path: str = field(metadata=FILE_NAME)
     drifted: bool
     expected_sha256: str | None
     actual_sha256: str | None

@@ -17,6 +17,7 @@ import csv
 import hashlib
 import io
 import json
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,7 +155,7 @@ def check_installed(
 
 
 def locate_distribution(
-    name: str, python: Path | None = None, source: Path | None = None
+    name: str, python: Path | None = None, source: Path | None = None, pin: str | None = None
 ) -> InstalledDistribution:
     """Find the installed distribution ``name``.
 
@@ -165,6 +166,9 @@ def locate_distribution(
         source: the configuration file that names ``name`` as ``upstream``, if any: when
             ``name`` is not installed but another distribution installs the import package
             of that name (``pdfminer``, from ``pdfminer.six``), the error names that line.
+        pin: the version the series is cut against, if known: the advice to install the
+            distribution names it (``pip install name==pin``), as the latest release would
+            be another one than the series is cut against.
 
     Raises:
         TargetError: the interpreter does not run, or the distribution is not installed
@@ -186,6 +190,7 @@ def locate_distribution(
             hint="pass --python the path of a Python executable, such as VENV/bin/python",
         )
     if found.get("missing"):
+        install = "pip install " + shlex.quote(f"{name}=={pin}" if pin else name)
         providers = found.get("providers") or []
         if providers:  # the project is named otherwise on the index: say which name
             other, version = providers[0]
@@ -196,12 +201,12 @@ def locate_distribution(
                 path=source,
                 line=dotted_key_line(source, "upstream"),
                 hint=f"if {other} is the project the series is cut against, set upstream = "
-                f'"{other}"; else install {name} (pip install {name}), pass --python for '
+                f'"{other}"; else install {name} ({install}), pass --python for '
                 "another environment, or --target DIR for a source tree",
             )
         raise TargetError(
             f"{name} is not installed in the environment of {interpreter}",
-            hint=f"install it (pip install {name}), pass --python for another environment, "
+            hint=f"install it ({install}), pass --python for another environment, "
             "or --target DIR for a source tree",
         )
     dist = InstalledDistribution(

@@ -144,7 +144,7 @@ class VerifyResult:
     overlays: tuple[OverlayCheck, ...] = ()
     pristine_unavailable: str = ""
     untouched: tuple[FileCheck, ...] = ()
-    ignored: tuple[str, ...] = ()
+    ignored: tuple[str, ...] = field(default=(), metadata=FILE_NAME)
     pin_mismatch: str = ""
     layout_hint: str = ""
 

@@ -11,9 +11,7 @@ target").
 from __future__ import annotations
 
 import os
-import re
 import stat
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -32,6 +30,9 @@ from patchkeeper.errors import (
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
+from patchkeeper.system.patch_paths import escapes, shown_path
+from patchkeeper.system.patch_paths import name_problem as name_problem
+from patchkeeper.system.patch_paths import path_refusal as path_refusal
 from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
 if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
@@ -228,19 +229,18 @@ def safe_path(
     >>> safe_path(Path("/t"), "a/b.py").as_posix()
     '/t/a/b.py'
     """
-    parts = relative.split("/")
-    if not relative or relative.startswith("/") or ".." in parts or "\0" in relative:
+    if escapes(relative):
         raise TargetError(
-            f"the patch path {relative!r} escapes the target {base}",
+            f"the patch path {shown_path(relative)} escapes the target {base}",
             hint="a patch may only name files inside the target; fix the patch",
         )
     problem = name_problem(relative)
     if problem:
         raise TargetError(
-            f"the patch path {relative!r} {problem}",
+            f"the patch path {shown_path(relative)} {problem}",
             hint="rename the file in the patch; nothing was written",
         )
-    path = base.joinpath(*parts)
+    path = base.joinpath(*relative.split("/"))
     try:
         if real_dirs is None:
             inside = path.resolve().is_relative_to(resolved_base or base.resolve())
@@ -257,33 +257,6 @@ def safe_path(
             hint="remove the symlink or fix the patch; nothing was written",
         )
     return path
-
-
-#: C0 and C1 control characters and DEL.
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-
-
-def name_problem(relative: str) -> str:
-    """Why a patch path cannot name a file patchkeeper writes, or ``""``.
-
-    Refused: a control character (C0, DEL, C1: a newline, an escape) and bytes that are not
-    valid in the file system's encoding (a name read with ``surrogateescape``); such names
-    break messages, the journal and the terminal, and git quotes them for that reason.
-
-    >>> name_problem("pkg/mod.py")
-    ''
-    >>> print(name_problem("a" + chr(27) + "[31m"))
-    holds the control character '\\x1b'
-    """
-    control = _CONTROL.search(relative)
-    if control is not None:
-        return f"holds the control character {control.group()!r}"
-    encoding = sys.getfilesystemencoding()
-    try:
-        relative.encode(encoding)
-    except UnicodeEncodeError:
-        return f"holds bytes that are not valid {encoding} (the file system's encoding)"
-    return ""
 
 
 def _resolve(path: Path, real_dirs: dict[str, str]) -> str:
@@ -433,7 +406,7 @@ def installed_tree(config: Config, python: Path | None = None) -> Tree:
         )
     from patchkeeper.trees.installed import locate_distribution
 
-    dist = locate_distribution(config.upstream, python, config.source)
+    dist = locate_distribution(config.upstream, python, config.source, config.pin)
     base = _base(dist.site, config.directory)
     label = TargetLabel(
         f"{dist.name} {dist.version} installed in {dist.site} (python {dist.python})",

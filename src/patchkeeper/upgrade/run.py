@@ -1109,7 +1109,11 @@ def _series_conflict(run: _Run) -> Conflict:
     work = WorkDir(port_settings(run.config).work_dir)
     files = work.conflict / "files"
     paths = sorted(p for p in files.rglob("*") if p.is_file()) if files.is_dir() else []
-    marked = [p for p in paths if has_markers(p.read_bytes())]
+    marked = [
+        p
+        for p in paths
+        if has_markers(p.read_bytes(), work.references(p.relative_to(files).as_posix()))
+    ]
     paths = marked or paths  # the files to edit; all of them when none has markers
     stopped = work.load().stopped or "" if work.exists else ""
     instructions = _relative(run, work.conflict / "INSTRUCTIONS.md")

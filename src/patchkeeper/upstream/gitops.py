@@ -497,7 +497,11 @@ def cat_file_batch(cwd: Path, ids: Sequence[str]) -> dict[str, bytes]:
     """
     if not ids:
         return {}
-    out = run(["cat-file", "--batch"], cwd, input="".join(f"{i}\n" for i in ids).encode())
+    out = run(
+        ["cat-file", "--batch"],
+        cwd,
+        input="".join(f"{i}\n" for i in ids).encode("utf-8", "surrogateescape"),
+    )
     contents: dict[str, bytes] = {}
     position = 0
     for object_id in ids:
