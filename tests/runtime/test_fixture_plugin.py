@@ -280,7 +280,7 @@ def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tm
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: the plugin package {package} is not under {plugin / package}\n"
-        f"  hint: {plugin / package} is the package itself: pass --plugin {plugin}\n",
+        f"  hint: {plugin / package} is the package {package} itself: pass --plugin {plugin}\n",
     )
     for outside in ("../..", str(tmp_path)):
         run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", package,
@@ -291,6 +291,53 @@ def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tm
             f"{plugin}\n  hint: give --patch-dir (or patch-directory) relative to the plugin "
             "directory, inside it\n",
         )
+
+
+def test_plugin_inside_its_package_names_the_directory_above(tmp_path: Path, cli) -> None:
+    """A --plugin inside the package (a subpackage, its folder of C sources) holds no
+    package: the hint names the directory above the top package, not the subpackages found
+    there (``the packages there: diffusion`` sent the user to a package the plugin never
+    loads), and a subpackage given as the package its patch directory."""
+    package = tmp_path / "ggplug" / "ggplug"
+    (package / "adapters" / "diffusion").mkdir(parents=True)
+    (package / "csrc").mkdir()
+    for init in ("", "adapters/", "adapters/diffusion/"):
+        (package / f"{init}__init__.py").write_text("")
+    (package / "plugin.py").write_text(
+        "from vllm.engine.arg_utils import EngineArgs\n\n\n"
+        "def register():\n    EngineArgs.create_model_config = lambda self: None\n"
+    )
+    plugin = package.parent
+
+    cases = {
+        ("adapters", "ggplug"): f"pass --plugin {plugin}",
+        ("adapters/diffusion", "ggplug"): f"pass --plugin {plugin}",
+        ("csrc", "ggplug"): f"pass --plugin {plugin}",
+        ("adapters", "adapters"): f"pass --plugin {plugin} --package ggplug --patch-dir "
+        "ggplug/adapters (the plugin is loaded through ggplug)",
+        ("adapters/diffusion", "ggplug.adapters.diffusion"): f"pass --plugin {plugin} "
+        "--package ggplug --patch-dir ggplug/adapters/diffusion (the plugin is loaded "
+        "through ggplug)",
+        ("adapters", "other"): f"pass --plugin {plugin} and --package NAME, one of the "
+        "packages there: ggplug",
+    }
+    for (folder, name), advice in cases.items():
+        given = package / folder
+        run = cli("runtime", "inventory", "--plugin", str(given), "--package", name)
+        where = f"is inside the package ggplug ({package})"
+        assert (run.code, run.err) == (
+            2,
+            f"patchkeeper: error: the plugin package {name} is not under {given}\n"
+            f"  hint: {given} {where}: {advice}\n",
+        ), (folder, name)
+    run = cli("runtime", "inventory", "--plugin", str(package), "--package", "other")
+    assert run.err.endswith(
+        f"  hint: {package} is the package ggplug itself: pass --plugin {plugin} and "
+        "--package NAME, one of the packages there: ggplug\n"
+    )
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "ggplug",
+              "--patch-dir", "ggplug/adapters")  # fmt: skip
+    assert run.code == 0
 
 
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:

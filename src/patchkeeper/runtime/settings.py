@@ -181,8 +181,8 @@ def resolve_settings(
                 "the copy as --plugin",
             )
         hint = ROOT_HINT
-        if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
-            hint = f"{root} is the package itself: pass --plugin {root.parent}"
+        if (inside := _inside_package_hint(root, name)) is not None:
+            hint = inside
         elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
@@ -333,6 +333,45 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+def _inside_package_hint(root: Path, name: str) -> str | None:
+    """What to pass when the plugin directory ``root`` is a package or a folder inside one
+    (``--plugin plug/vllm_x/sub`` with ``--package vllm_x``), else ``None``.
+
+    The package is looked for under ``--plugin``, so a directory inside it never holds it:
+    the plugin directory is the one above the top package (the highest folder of the
+    ``__init__.py`` chain ``root`` is in). ``name`` given as the package ``root`` is, when
+    that is a subpackage, is read through its top package with its folder as the patch
+    directory (as :func:`_refuse_subpackage` advises); any other ``name`` is told the
+    directory above the top package, and the packages there when ``name`` is none of them.
+    """
+    if not (root / "__init__.py").is_file():
+        # a plain folder (a package's data, its tests) inside a package: from its parent
+        holder = root.parent
+        if not (holder / "__init__.py").is_file():
+            return None
+    else:
+        holder = root
+    top = holder
+    while (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    plugin = top.parent
+    where = f"{root} is inside the package {top.name} ({top})"
+    if top == root:
+        where = f"{root} is the package {top.name} itself"
+    last = name.rsplit(".", 1)[-1]
+    if root == holder and last == root.name and top != root:
+        folder = root.relative_to(plugin).as_posix()
+        return (
+            f"{where}: pass --plugin {plugin} --package {top.name} --patch-dir {folder} "
+            f"(the plugin is loaded through {top.name})"
+        )
+    if name.split(".")[0] == top.name or last == root.name:
+        return f"{where}: pass --plugin {plugin}"
+    found = _nameable_packages(plugin)
+    there = f"{', '.join(found)}" if found else "none"
+    return f"{where}: pass --plugin {plugin} and --package NAME, one of the packages there: {there}"
 
 
 def _nameable_packages(root: Path) -> list[str]:
