@@ -392,6 +392,32 @@ def test_same_code_of_a_name_in_a_file_without_definitions(tmp_path: Path, cli) 
     )
 
 
+def test_same_code_of_a_definition_and_a_whole_file_is_refused(tmp_path: Path, cli) -> None:
+    """A ``::QUALNAME`` left off one side compared a function with a module: "different
+    code" (exit 1, the module at line 0). It is a slip to name: exit 2, with the file side
+    completed when that file defines the name, else what it defines."""
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text("def register():\n    return None\n")
+    loader = tmp_path / "loader.py"
+    loader.write_text("class Loader:\n    def load(self):\n        pass\n")
+    for left, right in ((f"{plugin}::register", str(plugin)), (str(plugin), f"{plugin}::register")):
+        run = cli("runtime", "same-code", left, right)
+        assert (run.code, run.out, run.err) == (
+            2,
+            "",
+            f"patchkeeper: error: {plugin}: the whole file, compared with the definition "
+            f"{plugin}::register: same-code compares a definition with a definition, a file "
+            f"with a file\n  hint: compare {plugin}::register with {plugin}::register\n",
+        )
+    run = cli("runtime", "same-code", str(loader), f"{plugin}::register")
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {loader}: the whole file, compared with the definition "
+        f"{plugin}::register: same-code compares a definition with a definition, a file with "
+        f"a file\n  hint: add ::QUALNAME to {loader}: {loader} defines at its top: Loader\n",
+    )
+
+
 def test_same_code_gives_the_def_line_of_a_changed_argument_list(runtime_trees: Path, cli):
     """An argument list has no line of its own in the AST: the difference is at the ``def``
     line (before: ``:0`` on both sides)."""
