@@ -382,6 +382,7 @@ def inventory_of(
         if found and settings.header_fields and not facts.syntax_error.startswith(UNREADABLE):
             text = patch.path.read_text(encoding="utf-8", errors="replace")
             findings.extend(check_header(text, settings.header_fields, facts.file))
+    findings.extend(layout.project_problems)
     # The ledger is checked against the entries as the files give them: what it reads of an
     # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
     # subclass swap leave as they are.
