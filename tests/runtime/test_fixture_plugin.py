@@ -340,6 +340,31 @@ def test_plugin_inside_its_package_names_the_directory_above(tmp_path: Path, cli
     assert run.code == 0
 
 
+def test_a_folder_of_downloaded_archives_is_told_to_unpack_one(tmp_path: Path, cli) -> None:
+    """``pip download -d dl`` fills a folder with wheels and sdists: given as --plugin, it
+    holds no package, and the hint says so and how to unpack one (it gave the generic
+    "pass --plugin DIR")."""
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    for name in ("qplug-0.1-py3-none-any.whl", "qplug-0.1.tar.gz", "README.txt"):
+        (downloads / name).write_bytes(b"PK")
+    unpack = (
+        f"  hint: {downloads} holds archives, not an unpacked plugin (qplug-0.1-py3-none-any."
+        "whl, qplug-0.1.tar.gz): unpack the plugin's (python -m zipfile -e FILE.whl DIR, or "
+        "tar -xf FILE.tar.gz -C DIR) and pass its directory as --plugin\n"
+    )
+    run = cli("runtime", "inventory", "--plugin", str(downloads), "--package", "qplug")
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package qplug is not under {downloads}\n" + unpack,
+    )
+    run = cli("runtime", "inventory", "--plugin", str(downloads))
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: the plugin package is not configured\n" + unpack,
+    )
+
+
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
     old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
     new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"

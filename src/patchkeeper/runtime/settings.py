@@ -149,6 +149,8 @@ def resolve_settings(
         found = _nameable_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
+        elif archives := _archives_hint(root):
+            hint = archives
         raise ConfigError(
             "the plugin package is not configured",
             path=getattr(config, "source", None),
@@ -185,6 +187,8 @@ def resolve_settings(
             hint = inside
         elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
+        elif archives := _archives_hint(root):
+            hint = archives
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     _refuse_subpackage(root, name, None if package else getattr(config, "source", None))
     chosen = patch_directory or table.get("patch-directory") or ""
@@ -333,6 +337,33 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+#: The endings of the archives a plugin comes in (``pip download`` gives a wheel or an sdist).
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
+
+
+def _archives_hint(root: Path) -> str | None:
+    """What to pass when the plugin directory ``root`` holds no package but archives of one
+    (the folder ``pip download -d DIR`` filled), else ``None``: the archives are not read,
+    so the advice is to unpack one and pass its directory, as for an archive given as
+    ``--plugin``."""
+    try:
+        archives = sorted(
+            f.name for f in root.iterdir() if f.name.endswith(_ARCHIVES) and f.is_file()
+        )
+    except OSError:
+        return None
+    if not archives:
+        return None
+    shown = ", ".join(archives[:3]) + (
+        f" and {len(archives) - 3} more" if len(archives) > 3 else ""
+    )
+    return (
+        f"{root} holds archives, not an unpacked plugin ({shown}): unpack the plugin's "
+        "(python -m zipfile -e FILE.whl DIR, or tar -xf FILE.tar.gz -C DIR) and pass its "
+        "directory as --plugin"
+    )
 
 
 def _inside_package_hint(root: Path, name: str) -> str | None:
