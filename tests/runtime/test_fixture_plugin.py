@@ -365,6 +365,25 @@ def test_a_folder_of_downloaded_archives_is_told_to_unpack_one(tmp_path: Path, c
     )
 
 
+def test_a_patch_module_given_as_the_patch_directory_names_its_folder(tmp_path: Path, cli) -> None:
+    """--patch-dir a module of the patches (``ggplug/patches/engine.py``): the hint names the
+    folder that holds it, not the generic "pass --patch-dir" the user just did."""
+    plugin = tmp_path / "plug"
+    (plugin / "ggplug" / "patches").mkdir(parents=True)
+    (plugin / "ggplug" / "__init__.py").write_text("")
+    (plugin / "ggplug" / "patches" / "__init__.py").write_text("")
+    (plugin / "ggplug" / "patches" / "engine.py").write_text("import vllm\n")
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "ggplug",
+              "--patch-dir", "ggplug/patches/engine.py")  # fmt: skip
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the patch directory ggplug/patches/engine.py under {plugin} is a "
+        "regular file, not a directory\n  hint: the patch directory is the folder holding the "
+        "patch modules: pass --patch-dir ggplug/patches (or set patch-directory in "
+        "[tool.patchkeeper.runtime])\n",
+    )
+
+
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
     old = runtime_trees / "upstream-1.0/tinyup/scheduler.py"
     new = runtime_trees / "upstream-2.0/tinyup/scheduler.py"

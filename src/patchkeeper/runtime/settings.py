@@ -205,6 +205,13 @@ def resolve_settings(
         if candidates:
             hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
             hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
+        holder = posixpath.dirname(directory)
+        if (root / directory).is_file() and holder and (root / holder).is_dir():
+            # a module of the patch directory given for it: the folder that holds it
+            hint = (
+                f"the patch directory is the folder holding the patch modules: pass "
+                f"--patch-dir {holder} (or set patch-directory in [tool.patchkeeper.runtime])"
+            )
         there = not_a_directory(root / directory)
         problem = f"under {root} {there}" if there else f"does not exist under {root}"
         raise ConfigError(f"the patch directory {directory} {problem}", hint=hint)
