@@ -280,7 +280,7 @@ def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tm
     assert (run.code, run.err) == (
         2,
         f"patchkeeper: error: the plugin package {package} is not under {plugin / package}\n"
-        f"  hint: {plugin / package} is the package itself: pass --plugin {plugin}\n",
+        f"  hint: {plugin / package} is the package {package} itself: pass --plugin {plugin}\n",
     )
     for outside in ("../..", str(tmp_path)):
         run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", package,
@@ -291,6 +291,97 @@ def test_plugin_and_patch_directory_slips_are_named(runtime_trees: Path, cli, tm
             f"{plugin}\n  hint: give --patch-dir (or patch-directory) relative to the plugin "
             "directory, inside it\n",
         )
+
+
+def test_plugin_inside_its_package_names_the_directory_above(tmp_path: Path, cli) -> None:
+    """A --plugin inside the package (a subpackage, its folder of C sources) holds no
+    package: the hint names the directory above the top package, not the subpackages found
+    there (``the packages there: diffusion`` sent the user to a package the plugin never
+    loads), and a subpackage given as the package its patch directory."""
+    package = tmp_path / "ggplug" / "ggplug"
+    (package / "adapters" / "diffusion").mkdir(parents=True)
+    (package / "csrc").mkdir()
+    for init in ("", "adapters/", "adapters/diffusion/"):
+        (package / f"{init}__init__.py").write_text("")
+    (package / "plugin.py").write_text(
+        "from vllm.engine.arg_utils import EngineArgs\n\n\n"
+        "def register():\n    EngineArgs.create_model_config = lambda self: None\n"
+    )
+    plugin = package.parent
+
+    cases = {
+        ("adapters", "ggplug"): f"pass --plugin {plugin}",
+        ("adapters/diffusion", "ggplug"): f"pass --plugin {plugin}",
+        ("csrc", "ggplug"): f"pass --plugin {plugin}",
+        ("adapters", "adapters"): f"pass --plugin {plugin} --package ggplug --patch-dir "
+        "ggplug/adapters (the plugin is loaded through ggplug)",
+        ("adapters/diffusion", "ggplug.adapters.diffusion"): f"pass --plugin {plugin} "
+        "--package ggplug --patch-dir ggplug/adapters/diffusion (the plugin is loaded "
+        "through ggplug)",
+        ("adapters", "other"): f"pass --plugin {plugin} and --package NAME, one of the "
+        "packages there: ggplug",
+    }
+    for (folder, name), advice in cases.items():
+        given = package / folder
+        run = cli("runtime", "inventory", "--plugin", str(given), "--package", name)
+        where = f"is inside the package ggplug ({package})"
+        assert (run.code, run.err) == (
+            2,
+            f"patchkeeper: error: the plugin package {name} is not under {given}\n"
+            f"  hint: {given} {where}: {advice}\n",
+        ), (folder, name)
+    run = cli("runtime", "inventory", "--plugin", str(package), "--package", "other")
+    assert run.err.endswith(
+        f"  hint: {package} is the package ggplug itself: pass --plugin {plugin} and "
+        "--package NAME, one of the packages there: ggplug\n"
+    )
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "ggplug",
+              "--patch-dir", "ggplug/adapters")  # fmt: skip
+    assert run.code == 0
+
+
+def test_a_folder_of_downloaded_archives_is_told_to_unpack_one(tmp_path: Path, cli) -> None:
+    """``pip download -d dl`` fills a folder with wheels and sdists: given as --plugin, it
+    holds no package, and the hint says so and how to unpack one (it gave the generic
+    "pass --plugin DIR")."""
+    downloads = tmp_path / "dl"
+    downloads.mkdir()
+    for name in ("qplug-0.1-py3-none-any.whl", "qplug-0.1.tar.gz", "README.txt"):
+        (downloads / name).write_bytes(b"PK")
+    unpack = (
+        f"  hint: {downloads} holds archives, not an unpacked plugin (qplug-0.1-py3-none-any."
+        "whl, qplug-0.1.tar.gz): unpack the plugin's (python -m zipfile -e FILE.whl DIR, or "
+        "tar -xf FILE.tar.gz -C DIR) and pass its directory as --plugin\n"
+    )
+    run = cli("runtime", "inventory", "--plugin", str(downloads), "--package", "qplug")
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the plugin package qplug is not under {downloads}\n" + unpack,
+    )
+    run = cli("runtime", "inventory", "--plugin", str(downloads))
+    assert (run.code, run.err) == (
+        2,
+        "patchkeeper: error: the plugin package is not configured\n" + unpack,
+    )
+
+
+def test_a_patch_module_given_as_the_patch_directory_names_its_folder(tmp_path: Path, cli) -> None:
+    """--patch-dir a module of the patches (``ggplug/patches/engine.py``): the hint names the
+    folder that holds it, not the generic "pass --patch-dir" the user just did."""
+    plugin = tmp_path / "plug"
+    (plugin / "ggplug" / "patches").mkdir(parents=True)
+    (plugin / "ggplug" / "__init__.py").write_text("")
+    (plugin / "ggplug" / "patches" / "__init__.py").write_text("")
+    (plugin / "ggplug" / "patches" / "engine.py").write_text("import vllm\n")
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "ggplug",
+              "--patch-dir", "ggplug/patches/engine.py")  # fmt: skip
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: the patch directory ggplug/patches/engine.py under {plugin} is a "
+        "regular file, not a directory\n  hint: the patch directory is the folder holding the "
+        "patch modules: pass --patch-dir ggplug/patches (or set patch-directory in "
+        "[tool.patchkeeper.runtime])\n",
+    )
 
 
 def test_same_code_ignores_docstrings_and_comments(runtime_trees: Path, cli) -> None:
@@ -342,6 +433,32 @@ def test_same_code_of_a_name_in_a_file_without_definitions(tmp_path: Path, cli) 
         f"patchkeeper: error: {constants}: no function or class LIMIT\n"
         f"  hint: {constants} defines no function or class: give the file alone to compare "
         "it whole\n"
+    )
+
+
+def test_same_code_of_a_definition_and_a_whole_file_is_refused(tmp_path: Path, cli) -> None:
+    """A ``::QUALNAME`` left off one side compared a function with a module: "different
+    code" (exit 1, the module at line 0). It is a slip to name: exit 2, with the file side
+    completed when that file defines the name, else what it defines."""
+    plugin = tmp_path / "plugin.py"
+    plugin.write_text("def register():\n    return None\n")
+    loader = tmp_path / "loader.py"
+    loader.write_text("class Loader:\n    def load(self):\n        pass\n")
+    for left, right in ((f"{plugin}::register", str(plugin)), (str(plugin), f"{plugin}::register")):
+        run = cli("runtime", "same-code", left, right)
+        assert (run.code, run.out, run.err) == (
+            2,
+            "",
+            f"patchkeeper: error: {plugin}: the whole file, compared with the definition "
+            f"{plugin}::register: same-code compares a definition with a definition, a file "
+            f"with a file\n  hint: compare {plugin}::register with {plugin}::register\n",
+        )
+    run = cli("runtime", "same-code", str(loader), f"{plugin}::register")
+    assert (run.code, run.err) == (
+        2,
+        f"patchkeeper: error: {loader}: the whole file, compared with the definition "
+        f"{plugin}::register: same-code compares a definition with a definition, a file with "
+        f"a file\n  hint: add ::QUALNAME to {loader}: {loader} defines at its top: Loader\n",
     )
 
 

@@ -281,3 +281,33 @@ def test_guard_warns_on_a_lock_file_of_the_wrong_shape(
     with pytest.raises(GuardError) as raised:
         check(bad, strict=True, root=str(tmp_path))
     assert str(raised.value).startswith(expected)
+
+
+def test_guard_names_a_root_that_does_not_hold_the_upstream_package(runtime_trees: Path) -> None:
+    """``root=`` the package folder itself (``.../upstream-1.0/tinyup``), or a directory
+    without it: every locked file read as "missing", an upstream that seemed to have
+    changed everywhere. It is one difference saying where the package is not, and for the
+    package folder, the directory to pass instead."""
+    path = _lock(runtime_trees)
+    package = runtime_trees / "upstream-1.0" / "tinyup"
+    expected = (
+        f"tinyup is not under root={str(package)!r}: nothing was compared with the audited "
+        f"release 1.0; pass root= the directory that holds the folder tinyup ({package} is "
+        f"the package itself: pass root={str(package.parent)!r})"
+    )
+    assert differences(path, root=str(package)) == [
+        Difference("tinyup", "the upstream package is not under root")
+    ]
+    with pytest.warns(GuardWarning) as caught:
+        check(path, root=str(package))
+    assert [str(w.message) for w in caught] == [expected]
+    with pytest.raises(GuardError) as raised:
+        check(path, strict=True, root=str(package))
+    assert str(raised.value) == expected
+    elsewhere = runtime_trees / "plugin"
+    with pytest.warns(GuardWarning) as caught:
+        check(path, root=str(elsewhere))
+    assert [str(w.message) for w in caught] == [
+        f"tinyup is not under root={str(elsewhere)!r}: nothing was compared with the audited "
+        "release 1.0; pass root= the directory that holds the folder tinyup"
+    ]

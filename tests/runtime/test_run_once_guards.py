@@ -329,3 +329,70 @@ def test_a_marker_looked_up_in_a_class_s_own_attributes_is_no_condition(
             [("else", "not (cls.__dict__.get('_oplug_other', False))", 25)],
         ),
     ]
+
+
+# A plugin that replaces two methods of a loader once, guarded by a marker on each of the
+# replacements read back from the class, the two tests joined by ``and`` (or ``or``). A
+# joined test with anything besides such markers in it stays a condition.
+JOINED_PATCH = """from vllm.loader import Loader
+from vllm.platforms import current_platform
+
+
+def my_load(self):
+    return self
+
+
+def my_weights(self):
+    return self
+
+
+def install():
+    if getattr(Loader.load, "_jplug", False) and getattr(Loader.weights, "_jplug", False):
+        return
+    my_load._jplug = True
+    my_weights._jplug = True
+    Loader.load = my_load
+    Loader.weights = my_weights
+
+
+def install_either():
+    if not (hasattr(Loader.save, "_jplug_s") or hasattr(Loader.drop, "_jplug_s")):
+        my_load._jplug_s = True
+        Loader.save = my_load
+        Loader.drop = my_weights
+
+
+def install_probed():
+    if getattr(Loader.stop, "_jplug_p", False) and current_platform.is_tpu():
+        return
+    my_load._jplug_p = True
+    Loader.stop = my_load
+
+
+install()
+install_either()
+install_probed()
+"""
+
+JOINED_FILES = patch_plugin("jplug", {"p_joined": JOINED_PATCH}, entry="j")
+
+
+def test_markers_joined_by_and_or_or_are_no_condition(plugin_trees: TreeWriter) -> None:
+    inventory = plugin_trees.write("jplug", JOINED_FILES).inventory()
+    assert activation_conditions(inventory) == [
+        ("vllm.loader.Loader.load", "active", []),
+        ("vllm.loader.Loader.weights", "active", []),
+        ("vllm.loader.Loader.save", "active", []),
+        ("vllm.loader.Loader.drop", "active", []),
+        (
+            "vllm.loader.Loader.stop",
+            "conditional",
+            [
+                (
+                    "else",
+                    "not (getattr(Loader.stop, '_jplug_p', False) and current_platform.is_tpu())",
+                    30,
+                )
+            ],
+        ),
+    ]

@@ -149,6 +149,8 @@ def resolve_settings(
         found = _nameable_packages(root)
         if found:
             hint = f"the packages in {root}: {', '.join(found)}; {hint}"
+        elif archives := _archives_hint(root):
+            hint = archives
         raise ConfigError(
             "the plugin package is not configured",
             path=getattr(config, "source", None),
@@ -181,10 +183,12 @@ def resolve_settings(
                 "the copy as --plugin",
             )
         hint = ROOT_HINT
-        if root.name == name.rsplit(".", 1)[-1] and (root / "__init__.py").is_file():
-            hint = f"{root} is the package itself: pass --plugin {root.parent}"
+        if (inside := _inside_package_hint(root, name)) is not None:
+            hint = inside
         elif found := _nameable_packages(root):
             hint = f"the packages there: {', '.join(found)}; pass --package NAME, one of them"
+        elif archives := _archives_hint(root):
+            hint = archives
         raise ConfigError(f"the plugin package {name} is not under {root}", hint=hint)
     _refuse_subpackage(root, name, None if package else getattr(config, "source", None))
     chosen = patch_directory or table.get("patch-directory") or ""
@@ -201,6 +205,13 @@ def resolve_settings(
         if candidates:
             hint = f"the package has {', '.join(candidates)}: pass --patch-dir {candidates[0]}"
             hint += " (or set patch-directory in [tool.patchkeeper.runtime])"
+        holder = posixpath.dirname(directory)
+        if (root / directory).is_file() and holder and (root / holder).is_dir():
+            # a module of the patch directory given for it: the folder that holds it
+            hint = (
+                f"the patch directory is the folder holding the patch modules: pass "
+                f"--patch-dir {holder} (or set patch-directory in [tool.patchkeeper.runtime])"
+            )
         there = not_a_directory(root / directory)
         problem = f"under {root} {there}" if there else f"does not exist under {root}"
         raise ConfigError(f"the patch directory {directory} {problem}", hint=hint)
@@ -333,6 +344,72 @@ def _wheel_data(root: Path, name: str) -> Path | None:
 def _wheel_packages(root: Path) -> list[str]:
     """The import packages of the unpacked wheel ``root`` kept under its ``.data``."""
     return sorted({name for d in _wheel_folders(root) for name in _packages(d)})
+
+
+#: The endings of the archives a plugin comes in (``pip download`` gives a wheel or an sdist).
+_ARCHIVES = (".whl", ".tar.gz", ".zip", ".tar.bz2", ".tgz")
+
+
+def _archives_hint(root: Path) -> str | None:
+    """What to pass when the plugin directory ``root`` holds no package but archives of one
+    (the folder ``pip download -d DIR`` filled), else ``None``: the archives are not read,
+    so the advice is to unpack one and pass its directory, as for an archive given as
+    ``--plugin``."""
+    try:
+        archives = sorted(
+            f.name for f in root.iterdir() if f.name.endswith(_ARCHIVES) and f.is_file()
+        )
+    except OSError:
+        return None
+    if not archives:
+        return None
+    shown = ", ".join(archives[:3]) + (
+        f" and {len(archives) - 3} more" if len(archives) > 3 else ""
+    )
+    return (
+        f"{root} holds archives, not an unpacked plugin ({shown}): unpack the plugin's "
+        "(python -m zipfile -e FILE.whl DIR, or tar -xf FILE.tar.gz -C DIR) and pass its "
+        "directory as --plugin"
+    )
+
+
+def _inside_package_hint(root: Path, name: str) -> str | None:
+    """What to pass when the plugin directory ``root`` is a package or a folder inside one
+    (``--plugin plug/vllm_x/sub`` with ``--package vllm_x``), else ``None``.
+
+    The package is looked for under ``--plugin``, so a directory inside it never holds it:
+    the plugin directory is the one above the top package (the highest folder of the
+    ``__init__.py`` chain ``root`` is in). ``name`` given as the package ``root`` is, when
+    that is a subpackage, is read through its top package with its folder as the patch
+    directory (as :func:`_refuse_subpackage` advises); any other ``name`` is told the
+    directory above the top package, and the packages there when ``name`` is none of them.
+    """
+    if not (root / "__init__.py").is_file():
+        # a plain folder (a package's data, its tests) inside a package: from its parent
+        holder = root.parent
+        if not (holder / "__init__.py").is_file():
+            return None
+    else:
+        holder = root
+    top = holder
+    while (top.parent / "__init__.py").is_file() and top.parent != top:
+        top = top.parent
+    plugin = top.parent
+    where = f"{root} is inside the package {top.name} ({top})"
+    if top == root:
+        where = f"{root} is the package {top.name} itself"
+    last = name.rsplit(".", 1)[-1]
+    if root == holder and last == root.name and top != root:
+        folder = root.relative_to(plugin).as_posix()
+        return (
+            f"{where}: pass --plugin {plugin} --package {top.name} --patch-dir {folder} "
+            f"(the plugin is loaded through {top.name})"
+        )
+    if name.split(".")[0] == top.name or last == root.name:
+        return f"{where}: pass --plugin {plugin}"
+    found = _nameable_packages(plugin)
+    there = f"{', '.join(found)}" if found else "none"
+    return f"{where}: pass --plugin {plugin} and --package NAME, one of the packages there: {there}"
 
 
 def _nameable_packages(root: Path) -> list[str]:

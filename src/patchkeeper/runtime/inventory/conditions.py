@@ -202,9 +202,14 @@ def run_once(
     object tested, which the next call reads back as an instance. A test that reads
     anything else (a platform, a version, a parameter) is not one, nor is a feature probe
     that a backport answers with the feature itself (``if not hasattr(Request, "x"):
-    Request.x = property(...)``: not a constant)."""
+    Request.x = property(...)``: not a constant). Flags joined by ``and`` or ``or``
+    (a marker on each of two methods the setting replaces) are one when each of them is."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return run_once(test.operand, not done, setting, marked)
+    if isinstance(test, ast.BoolOp):
+        # ``if getattr(C.f, "_m", False) and getattr(C.g, "_m", False): return``: flags all
+        # unset at the first call, whether joined by ``and`` or ``or``
+        return all(run_once(value, done, setting, marked) for value in test.values)
     wrapped = _isinstance(test)
     if wrapped is not None:
         return done and any(_wraps(node, *wrapped) for node in _walk(setting))

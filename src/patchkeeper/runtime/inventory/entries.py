@@ -385,6 +385,7 @@ def inventory_of(
             # the parse the scan kept, if it did: a docstring is read from it
             parse = plugin_file_tree(patch.path) if plugin_tree_kept(patch.path) else None
             findings.extend(check_header(text, settings.header_fields, facts.file, parse))
+    findings.extend(layout.project_problems)
     # The ledger is checked against the entries as the files give them: what it reads of an
     # entry (file, line, target, key, a sys.modules mechanism) the activation search and a
     # subclass swap leave as they are.

@@ -17,11 +17,14 @@ import ast
 import configparser
 import hashlib
 import os
+import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.loading import CONSOLE_SCRIPTS
 from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
@@ -29,6 +32,11 @@ from patchkeeper.runtime.store.cache import file_state
 from patchkeeper.runtime.syntax.parsing import parse_file
 from patchkeeper.system.pyproject import project_table, source_dirs
 from patchkeeper.system.regular import is_special
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 
 class PatchFile(NamedTuple):
@@ -64,6 +72,8 @@ class PluginLayout:
         other_entry_points: its entry points of every other group whose object is in its
             package (``inspect_ai``, ``pytest11``: another program loads them, a root of the
             activation search as well).
+        project_problems: a ``project-file`` finding for each project file that declares
+            entry points and cannot be read (:func:`project_file_problems`).
     """
 
     signature: str
@@ -72,6 +82,7 @@ class PluginLayout:
     entry_points: tuple[EntryPoint, ...]
     console_scripts: tuple[EntryPoint, ...]
     other_entry_points: tuple[EntryPoint, ...] = ()
+    project_problems: tuple[Finding, ...] = ()
 
     @property
     def package_modules(self) -> tuple[str, ...]:
@@ -108,6 +119,7 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
             for e in declared
             if e.group not in groups and e.value.split(":")[0].split(".")[0] == top
         ),
+        project_problems=project_file_problems(root, top),
     )
 
 
@@ -195,6 +207,107 @@ def _entry_points(root: Path, top: str) -> tuple[EntryPoint, ...]:
     return ()
 
 
+#: What a ``project-file`` finding tells to do.
+_PROJECT_HINT = (
+    "fix the file: the plugin's entry points, which say how the upstream loads the plugin, "
+    "are read from it"
+)
+
+
+def project_file_problems(root: Path, top: str) -> tuple[Finding, ...]:
+    """A ``project-file`` finding for each of the plugin's project files (those
+    :func:`_entry_points` reads entry points from, in :func:`project_dirs`) that exists and
+    cannot be read: not UTF-8, not valid TOML, INI or Python. Such a file's entry points are
+    not read, so the plugin's loading would be traced without them (every patch never
+    imported) with nothing said; the finding names the file, the line when the parser gives
+    one, and what is wrong. A ``*.dist-info`` file counts only when it names the plugin's
+    top-level package ``top``: a ``site-packages`` given as ``--plugin`` holds every other
+    installed distribution's too, which are not the plugin's."""
+    out: list[Finding] = []
+    for base in project_dirs(root):
+        prefix = "" if base == root else os.path.relpath(base, root) + "/"
+        files = [base / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
+        files += sorted(base.glob("*.egg-info/entry_points.txt"))
+        files += [f for f in sorted(base.glob("*.dist-info/entry_points.txt")) if _names(f, top)]
+        for path in files:
+            problem = _project_file_problem(path)
+            if problem is not None:
+                line, what = problem
+                name = prefix + path.relative_to(base).as_posix()
+                out.append(
+                    Finding(
+                        "project-file",
+                        name,
+                        line,
+                        f"{what}: its entry points are not read",
+                        _PROJECT_HINT,
+                    )
+                )
+    return tuple(out)
+
+
+def _ini_reason(exc: configparser.Error, text: str) -> str:
+    """What ``configparser`` found wrong in ``text``, said without the file's path."""
+    if isinstance(exc, configparser.DuplicateOptionError):
+        return f"option {exc.option} appears twice in [{exc.section}]"
+    if isinstance(exc, configparser.DuplicateSectionError):
+        return f"section [{exc.section}] appears twice"
+    if isinstance(exc, configparser.MissingSectionHeaderError):
+        return "a line before the first [section] header"
+    if isinstance(exc, configparser.ParsingError) and exc.errors:
+        lines = text.splitlines()
+        number = exc.errors[0][0]
+        shown = lines[number - 1].strip() if 0 < number <= len(lines) else ""
+        return f"cannot parse {shown!r}"
+    return str(exc).splitlines()[0].rstrip(".")
+
+
+def _names(path: Path, top: str) -> bool:
+    """Whether the file ``path`` holds the package name ``top`` (as bytes, read or not)."""
+    try:
+        return top.encode() in path.read_bytes()
+    except OSError:
+        return False
+
+
+def _project_file_problem(path: Path) -> tuple[int | None, str] | None:
+    """``(line, what is wrong)`` when the project file ``path`` exists and cannot be read as
+    its kind (by its name), else ``None``."""
+    if not path.is_file():
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{data[exc.start]:02x})"
+    if path.name == "pyproject.toml":
+        try:
+            tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            # the message ends "(at line L, column C)" on every Python version
+            at = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
+            reason = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))
+            return (int(at.group(1)) if at else None), f"not valid TOML ({reason})"
+    elif path.name == "setup.cfg":
+        try:
+            configparser.ConfigParser().read_string(text, str(path))
+        except configparser.Error as exc:
+            line = getattr(exc, "lineno", None)
+            errors = getattr(exc, "errors", None)
+            if line is None and errors:
+                line = errors[0][0]
+            return line, f"not a valid setup.cfg ({_ini_reason(exc, text)})"
+    elif path.name == "setup.py":
+        try:
+            parse_file(data, path)
+        except (SyntaxError, ValueError) as exc:
+            return getattr(exc, "lineno", None), f"not valid Python ({getattr(exc, 'msg', exc)})"
+    return None
+
+
 def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
     name, sep, value = line.partition("=")
     if not sep:
@@ -270,7 +383,11 @@ def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
     out = []
     for path in sorted(root.glob(pattern)):
         group = ""
-        for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue  # a project-file finding (project_file_problems)
+        for line in text.splitlines():
             line = line.strip()
             if line.startswith("[") and line.endswith("]"):
                 group = line[1:-1]

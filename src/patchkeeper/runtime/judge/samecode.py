@@ -89,6 +89,34 @@ def _load(spec: str) -> tuple[ast.AST, str]:
     return node, spec
 
 
+def _refuse_mixed(left: str, right: str, a: ast.AST, b: ast.AST) -> None:
+    """Refuse a definition (``FILE::QUALNAME``) compared with a whole file: a function is
+    never the same code as a module, so the answer "different code" would only repeat the
+    slip (a ``::QUALNAME`` left off one side). The hint gives the file side with the other
+    side's qualified name when that file defines it, else its definitions.
+
+    Raises:
+        TargetError: one side is a definition and the other a whole file.
+    """
+    if isinstance(b, ast.Module) and not isinstance(a, ast.Module):
+        definition, whole, module = left, right, b
+    elif isinstance(a, ast.Module) and not isinstance(b, ast.Module):
+        definition, whole, module = right, left, a
+    else:
+        return
+    qualname = definition.partition("::")[2]
+    if find_definition(module, qualname) is not None:
+        hint = f"compare {definition} with {whole}::{qualname}"
+    else:
+        hint = f"add ::QUALNAME to {whole}: {missing_hint(module, qualname, whole)}"
+    raise TargetError(
+        f"the whole file, compared with the definition {definition}: same-code compares a "
+        "definition with a definition, a file with a file",
+        path=Path(whole),
+        hint=hint,
+    )
+
+
 def qualnames(body: list[ast.stmt], prefix: str = "") -> list[str]:
     """The qualified name of every function and class :func:`find_definition` can find in
     ``body`` (a module's), in file order: ``Cls``, ``Cls.meth``, ``f.inner``."""
@@ -319,6 +347,7 @@ def same_code(left: str, right: str) -> SameCode:
     """
     a, left_name = _load(left)
     b, right_name = _load(right)
+    _refuse_mixed(left, right, a, b)
     same, x, y = compare(a, b)
     if same:
         return SameCode(left_name, right_name, True)

@@ -53,6 +53,9 @@ class GuardError(RuntimeError):
 
 #: The reason of the one difference when the upstream package cannot be found at all.
 NOT_IMPORTABLE = "the upstream package is not importable"
+#: The reason of the one difference when ``root=`` holds none of the locked files' packages
+#: (the package folder itself given, or another directory): nothing can be compared there.
+NOT_UNDER_ROOT = "the upstream package is not under root"
 #: The reason of the one difference ``check`` returns in warn mode when the lock file
 #: cannot be read (``differences`` raises instead).
 LOCK_UNREADABLE = "the lock file cannot be read"
@@ -232,6 +235,12 @@ def differences(lock_file: str | os.PathLike[str], root: str | None = None) -> l
         GuardError: the lock file cannot be read or has another format.
     """
     lock = _load(lock_file)
+    if root:
+        # root= the package folder itself (``.../vllm``) or another directory: every file
+        # would be "missing", which reads as an upstream that changed
+        tops = {relative.split("/")[0] for relative in lock["files"]}
+        if tops and not any(os.path.isdir(os.path.join(root, top)) for top in tops):
+            return [Difference(lock["package"], NOT_UNDER_ROOT)]
     root = root or upstream_root(lock["package"])
     if root is None:
         return [Difference(lock["package"], NOT_IMPORTABLE)]
@@ -312,6 +321,19 @@ def check(
                 f"{found[0].target} is not importable by this interpreter ({sys.executable}): "
                 f"nothing was compared with the audited release {lock_version}; install it "
                 "in this environment, or pass root= the directory that holds it"
+            )
+        if len(found) == 1 and found[0].reason == NOT_UNDER_ROOT and root:
+            package = found[0].target
+            parent = os.path.dirname(os.path.normpath(root))
+            itself = (
+                f" ({root} is the package itself: pass root={parent!r})"
+                if os.path.basename(os.path.normpath(root)) == package
+                else ""
+            )
+            message = (
+                f"{package} is not under root={root!r}: nothing was compared with the audited "
+                f"release {lock_version}; pass root= the directory that holds the folder "
+                f"{package}{itself}"
             )
         if strict:
             raise GuardError(message)
