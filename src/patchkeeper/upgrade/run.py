@@ -733,12 +733,13 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     }
 
 
-def suggestions(config: Config) -> list[dict[str, str]]:
+def suggestions(config: Config) -> list[dict[str, Any]]:
     """The decisions ``decide`` suggested that no person has accepted or changed yet (written
     ``decision = "suggested: carry"``): the ones this run's ``decide`` added, and those of an
     interrupted run whose ``decide`` wrote the file before the upgrade recorded it; in file
-    order, each with the verdict its reason names."""
-    from patchkeeper.record.decisions import load
+    order, each with the verdict its reason names, and whether it keeps the patch or entry
+    with no removal condition written (accepting it alone leaves ``report --check`` failing)."""
+    from patchkeeper.record.decisions import KEEPS, load
 
     found = []
     for decision in load(report_settings(config).decisions_file).tables.values():
@@ -749,6 +750,8 @@ def suggestions(config: Config) -> list[dict[str, str]]:
                     "key": decision.key,
                     "decision": decision.decision,
                     "verdict": decision.reason.rpartition(" verdict: ")[2],
+                    "needs_condition": decision.decision in KEEPS
+                    and not decision.removal_condition.strip(),
                 }
             )
     return found
@@ -1065,7 +1068,7 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
     )
 
 
-def _suggestions_now(run: _Run) -> list[dict[str, str]]:
+def _suggestions_now(run: _Run) -> list[dict[str, Any]]:
     """The suggestions nobody has reviewed yet, as the decisions file says now: a person
     accepts or changes them while the upgrade waits at a conflict (the list of what is left
     says to), and the ``--continue`` that follows listed them still, as ``decide`` had
