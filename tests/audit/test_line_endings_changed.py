@@ -52,11 +52,12 @@ PATCH = (
 )
 
 
-def _downstream(root: Path) -> Path:
+def _downstream(
+    root: Path, changed: tuple[str, str] = ("MISSING = _Missing()", "MISSING = _Missing.MISSING")
+) -> Path:
+    """1.0 (CRLF), 1.1 (LF, with ``changed`` made) and a downstream carrying :data:`PATCH`."""
     old = "".join(f"{line}\r\n" for line in MODULE)
-    new = "".join(f"{line}\n" for line in MODULE).replace(
-        "MISSING = _Missing()", "MISSING = _Missing.MISSING"
-    )
+    new = "".join(f"{line}\n" for line in MODULE).replace(*changed)
     for version, module in (("1.0", old), ("1.1", new)):
         tree = write_files(
             root / f"mailserve-{version}",
@@ -104,3 +105,29 @@ def test_apply_names_the_line_that_differs(cli, tmp_path: Path) -> None:
     assert '"closest_line": 6' in text
     assert "the file's lines end in LF, the patch's in CRLF" in text
     assert (tmp_path / "mailserve-1.1" / "mailserve" / "smtp.py").read_bytes().count(b"\r") == 0
+
+
+#: The patch the port writes for 1.1: its lines in the new file's LF endings.
+PORTED_HUNK = (
+    "@@ -6,7 +6,7 @@ class _Missing:\n"
+    " \n"
+    " \n"
+    " MISSING = _Missing()\n"
+    "-DATA_SIZE_DEFAULT = 2**25\n"
+    "+DATA_SIZE_DEFAULT = 2**26\n"
+    " CALL_LIMIT_DEFAULT = 20\n"
+    " \n"
+    " \n"
+)
+
+
+def test_the_port_merges_in_the_new_files_line_endings(cli, tmp_path: Path) -> None:
+    """Merged as it was, every line of the file differs between the pins and the whole
+    file is one conflict region; read in the new pin's endings, the patch merges with the
+    change upstream made further down."""
+    down = _downstream(tmp_path, ("    return 'mailserve'", "    return 'mailserve 1.1'"))
+    run = cli("port", "--to", "../mailserve-1.1", "--in-place", cwd=down)
+    assert run.code == 0, run.out + run.err
+    patch = (down / "patches" / "0001-Larger-default-DATA-size.patch").read_bytes().decode()
+    assert patch[patch.index("@@") :] == PORTED_HUNK
+    assert not (down / ".patchkeeper-port").exists()
