@@ -26,6 +26,7 @@ work directory) is checked to be inside it before the first step.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -1135,6 +1136,16 @@ def _series_conflict(run: _Run) -> Conflict:
     )
 
 
+def _fetched_tree(run: _Run, to: str) -> str:
+    """The directory the release ``to`` (``NAME==VERSION``, an sdist file) was unpacked in
+    for the steps, so the command that verifies the result copies it rather than leaving a
+    person to fetch and unpack it again; ``""`` when it cannot be found now."""
+    try:
+        return str(spec_tree(to, run.config, "the new upstream (--to)").root)
+    except PatchkeeperError:
+        return ""
+
+
 def verify_commands(run: _Run) -> tuple[str, ...]:
     """The commands that check the upgraded downstream, in order: the new series applied
     to a copy of the new pin and verified, lint, the plugin's patches live in an
@@ -1143,7 +1154,8 @@ def verify_commands(run: _Run) -> tuple[str, ...]:
     steps = run.state.steps
     if steps.get(StepName.PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
         to = run.state.to
-        copy = f"cp -R {to} COPY && " if os.path.isdir(to) else ""
+        tree = to if os.path.isdir(to) else _fetched_tree(run, to)
+        copy = f"cp -R {shlex.quote(tree)} COPY && " if tree else ""
         where = "" if copy else f"  # COPY: an unpacked {to}"
         commands.append(
             f"{copy}patchkeeper apply --target COPY && patchkeeper verify --target COPY{where}"
