@@ -183,7 +183,7 @@ def test_line_ending_mismatch_is_named(tmp_path, file, patch, words) -> None:
     outcome = run(ds, "apply")
     assert outcome.code == 1
     assert outcome.out.splitlines()[3:] == [
-        "      none of its 3 context/removed lines occur in the file",
+        "      expected at line 1; closest match at line 1: 3 of 3 lines match",
         f"      different line endings: the file's lines end in {words[0]}, the patch's in "
         f"{words[1]}",
         "nothing was changed",

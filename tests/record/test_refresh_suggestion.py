@@ -47,10 +47,11 @@ def test_a_conflict_to_refresh_is_suggested_carry(cli, tmp_path: Path, private_c
         "suggested by patchkeeper decide from the audit verdict: conflict, to do: carry",
         True,
     )
-    assert path.read_text().splitlines()[-6:-3] == [
+    assert path.read_text().splitlines()[-7:-3] == [
         '[series."wider.patch"]',
         "# suggested from audit: conflict, to do: carry; to accept it, delete "
         '"suggested: " from the decision',
+        "# and write in removal-condition when it can go (report --check asks for it)",
         'decision = "suggested: carry"',
     ]
     # accepted, the carry of the refreshed patch agrees with the evidence

@@ -199,8 +199,10 @@ def test_a_patch_fixed_by_hand_is_the_persons_not_the_ports(cli, tmp_path: Path)
     )
     assert [line for line in lines if line.startswith("   - series")] == [
         "   - series 2002_avoid_pytest_ext.patch: carry (verdict: conflict, to do: carry; "
-        "the audit read the patch before its edit by hand)",
-        "   - series 2004_clean_shutdown.patch: carry (verdict: offset)",
+        "the audit read the patch before its edit by hand); no removal-condition yet: write "
+        "when it can go",
+        "   - series 2004_clean_shutdown.patch: carry (verdict: offset); no removal-condition "
+        "yet: write when it can go",
     ]
     assert patch.read_text(encoding="utf-8") == FIXED_SETUP_PATCH
     assert git(down, "status", "--porcelain") == ""

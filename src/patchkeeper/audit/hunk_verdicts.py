@@ -25,7 +25,14 @@ from patchkeeper.constants import WordEnum
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.filekinds import CONFIG, DOCS, NOTES, PYTHON, kind_of, language_of
 from patchkeeper.series.hunk_evidence import HunkEvidence, hunk_evidence
-from patchkeeper.series.hunks import HunkFailure, closest_match, first_line, locate
+from patchkeeper.series.hunks import (
+    FileLines,
+    HunkFailure,
+    closest_match,
+    first_line,
+    locate,
+    plain_closest_match,
+)
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     FileIndex,
@@ -732,8 +739,11 @@ def _hunk_status(
 def _failing(path: str, hunk: Hunk, lines: Sequence[bytes], guess: int) -> HunkVerdict:
     """``hunk`` of ``path`` fails on ``lines`` (the file in the new release): its evidence
     is the window of ``lines`` closest to its pre-image, the nearest to the 1-based line
-    ``guess`` on a tie."""
-    failure = HunkFailure(hunk, guess, closest_match(lines, hunk.pre_image, guess))
+    ``guess`` on a tie (with CRLF read as LF when the file's and the patch's line endings
+    differ and their content matches better so: :func:`plain_closest_match`)."""
+    closest = closest_match(lines, hunk.pre_image, guess)
+    closest = plain_closest_match(lines, hunk.pre_image, guess, FileLines(lines), closest)
+    failure = HunkFailure(hunk, guess, closest)
     return HunkVerdict(
         path,
         hunk.index,

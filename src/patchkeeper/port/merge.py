@@ -132,6 +132,40 @@ def _deletion_region(base: FileState | None, theirs: FileState, labels: Labels) 
     return FileState.from_bytes(data, theirs.mode)
 
 
+def to_endings_of(new: bytes, old: bytes, patched: bytes) -> tuple[bytes, bytes]:
+    """``old`` and ``patched`` (the old pin's file and the patch's) in the line endings of
+    ``new`` (the new pin's), when ``new`` has one style (every line CRLF, or none) and
+    ``old`` has the other.
+
+    An upstream that converted a module from CRLF to LF between releases (or back) changed
+    every line of it: ``git merge-file`` then sees the new pin and the patch change the same
+    lines and puts the whole file in one conflict region. Read in the new pin's endings,
+    only the lines upstream really changed meet the patch's, and the patch comes out in the
+    endings of the file it now applies to. Files whose endings did not change, or that mix
+    both styles at the new pin, are merged as they are.
+
+    >>> to_endings_of(b"a\\nb\\n", b"a\\r\\nb\\r\\n", b"a\\r\\nB\\r\\n")
+    (b'a\\nb\\n', b'a\\nB\\n')
+    >>> to_endings_of(b"a\\r\\nb\\r\\n", b"a\\nb\\n", b"a\\nB\\n")
+    (b'a\\r\\nb\\r\\n', b'a\\r\\nB\\r\\n')
+    >>> to_endings_of(b"a\\nb\\r\\n", b"a\\r\\nb\\r\\n", b"a\\r\\n")
+    (b'a\\r\\nb\\r\\n', b'a\\r\\n')
+    """
+    newlines = new.count(b"\n")
+    crlf = new.count(b"\r\n")
+    if not newlines or 0 < crlf < newlines:
+        return old, patched  # no line, or both styles at the new pin
+    if crlf == 0 and b"\r\n" in old:
+        return old.replace(b"\r\n", b"\n"), patched.replace(b"\r\n", b"\n")
+    if crlf == newlines and old.count(b"\n") and b"\r\n" not in old:
+        return _crlf(old), _crlf(patched)
+    return old, patched
+
+
+def _crlf(data: bytes) -> bytes:
+    return data.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
+
+
 def merge_path(
     path: str,
     target: str,
@@ -148,9 +182,12 @@ def merge_path(
         return FileMerge(path, target, MODIFY_DELETE, _deletion_region(base, theirs, labels), 1)
     if theirs is None and base is not None:
         return FileMerge(path, target, GONE, None, 1)
+    old, patched = base.data if base is not None else b"", ours.data
+    if theirs is not None:
+        old, patched = to_endings_of(theirs.data, old, patched)
     data, conflicts = merge_file(
-        base.data if base is not None else b"",
-        ours.data,
+        old,
+        patched,
         theirs.data if theirs is not None else b"",
         labels,
         scratch,

@@ -28,6 +28,7 @@ from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.decisions import (
     DROPS,
+    KEEPS,
     SERIES,
     Decision,
     Decisions,
@@ -50,6 +51,8 @@ NO_EVIDENCE = (
 )
 #: How a person accepts a suggested decision (the comment above a suggested table's fields).
 ACCEPT = 'to accept it, delete "suggested: " from the decision'
+#: What a suggestion to keep (carry, retain) with no removal condition also needs.
+WRITE_CONDITION = "and write in removal-condition when it can go (report --check asks for it)"
 
 
 def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[str, ...]]:
@@ -71,6 +74,9 @@ def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[
     comments = [comment]
     if condition:
         comments.append(f"removal condition from the {item.condition_field} header")
+    elif item.suggested in KEEPS:
+        # report --check fails on a kept patch or entry without one: accepting is not enough
+        comments.append(WRITE_CONDITION)
     reason = reason if item.suggested else ""
     decision = Decision(
         item.kind, item.key, item.suggested, reason, condition, "", suggested=bool(item.suggested)

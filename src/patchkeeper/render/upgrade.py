@@ -44,6 +44,11 @@ def _step_lines(result: UpgradeResult) -> list[str]:
     return lines
 
 
+#: What a suggestion to keep a patch or entry without a removal condition needs besides
+#: its acceptance (``report --check`` fails on a kept one without it).
+NO_CONDITION = "no removal-condition yet: write when it can go"
+
+
 def _unchanged(suggestion: Suggestion) -> bool:
     """A suggestion to retain a runtime entry the runtime audit answered *retain* for."""
     retain = DecisionWord.RETAIN
@@ -76,16 +81,25 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
         # (report --check asks for it) but no thought: listed one by one, hundreds of them
         # hid the few a person must judge. They are counted in one line (JSON: each listed).
         kept = [s for s in result.suggestions if _unchanged(s)]
+        # A kept patch or entry (carry, retain) also needs its removal-condition written:
+        # report --check fails on an accepted keep without one, so the list says so.
         items = [
             f"{s.kind} {s.key}: {s.decision} (verdict: {s.verdict or 'none'}"
             + (f"; {BEFORE_EDIT})" if s.before_edit else ")")
+            + (f"; {NO_CONDITION}" if s.needs_condition else "")
             for s in result.suggestions
             if not _unchanged(s)
         ]
         if kept:
+            bare = sum(s.needs_condition for s in kept)
             items.append(
                 f"runtime: retain for {plural(len(kept), 'entry')} the runtime audit found "
                 "nothing to change in (verdict: retain): accept them"
+                + (
+                    f"; {bare} of them without a removal-condition: write when each can go"
+                    if bare
+                    else ""
+                )
             )
         title = f"suggestions to review, in {result.decisions_file} ({ACCEPT_OR_CHANGE})"
         sections.append((title, items))

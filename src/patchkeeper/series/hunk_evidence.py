@@ -16,7 +16,7 @@ from patchkeeper.series.engine import (
     NOT_EMPTY_BEFORE,
     PatchOutcome,
 )
-from patchkeeper.series.hunks import HunkFailure, first_line
+from patchkeeper.series.hunks import ClosestMatch, HunkFailure, first_line
 
 #: The words of a file diff whose file is not in the tree (:attr:`FileFailure.problem`).
 MISSING_FILE = "the file does not exist"
@@ -181,7 +181,18 @@ def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
         matching=closest.matching if closest else 0,
         total=len(failure.hunk.pre_image),
         mismatches=mismatches,
-        note=refusal_note(failure),
+        note=refusal_note(failure) or _endings_note(closest),
+    )
+
+
+def _endings_note(closest: ClosestMatch | None) -> str:
+    """What a closest match found with CRLF read as LF says besides the lines that differ."""
+    if closest is None or not closest.endings:
+        return ""
+    return (
+        f"{closest.endings}: the lines are compared with CRLF read as LF; convert the "
+        "patch's line endings to the file's (or the file's to the patch's) as well as "
+        "reworking the lines that differ"
     )
 
 

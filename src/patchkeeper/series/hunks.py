@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from patchkeeper.series.model import ADDED, CONTEXT, REMOVED, Hunk
@@ -69,12 +69,17 @@ class ClosestMatch:
         matching: how many pre-image lines are equal there.
         total: the pre-image length.
         differences: the lines that differ, in order.
+        endings: when the window was found with CRLF read as LF (the file's and the
+            patch's lines end differently, and their content matches better so), the two
+            styles in words (``"the file's lines end in LF, the patch's in CRLF"``), else
+            ``""``: the lines counted as matching there differ in their endings.
     """
 
     line: int
     matching: int
     total: int
     differences: tuple[LineDifference, ...]
+    endings: str = ""
 
 
 @dataclass(frozen=True)
@@ -500,6 +505,7 @@ def patch_lines(
             guess = expected + in_offset
             indexed = indexed or FileLines(lines)
             closest = closest_match(lines, pattern, guess, indexed.positions)
+            closest = plain_closest_match(lines, pattern, guess, indexed, closest)
             endings = line_ending_mismatch(
                 lines, hunk, reverse, indexed
             ) or trailing_space_mismatch(lines, hunk, reverse, indexed)
@@ -673,6 +679,38 @@ def _plain(line: bytes) -> bytes:
     return line[:-2] + b"\n" if line.endswith(b"\r\n") else line
 
 
+def plain_closest_match(
+    lines: Sequence[bytes],
+    pattern: Sequence[bytes],
+    near: int,
+    indexed: FileLines,
+    closest: ClosestMatch | None,
+) -> ClosestMatch | None:
+    """``closest``, or the closest window with CRLF read as LF on both sides when that one
+    matches more lines (its :attr:`ClosestMatch.endings` naming both styles).
+
+    A file whose line endings changed between releases (an upstream that converted its
+    CRLF files to LF) leaves a hunk's lines nowhere as they are: compared byte for byte, a
+    hunk that differs from the file in one line only would be reported as matching
+    nowhere, hiding both the one line that differs and the line endings.
+
+    >>> hunk = [b"a\\r\\n", b"b\\r\\n", b"c\\r\\n"]
+    >>> file = [b"a\\n", b"B\\n", b"c\\n"]
+    >>> found = plain_closest_match(file, hunk, 1, FileLines(file), None)
+    >>> found.line, found.matching, found.endings
+    (1, 2, "the file's lines end in LF, the patch's in CRLF")
+    """
+    patch_style = line_ending_style(pattern)
+    if patch_style == indexed.style or not pattern:
+        return closest
+    plain = [_plain(line) for line in pattern]
+    found = closest_match(indexed.plain_lines, plain, near, indexed.plain_positions)
+    if found is None or (closest is not None and found.matching <= closest.matching):
+        return closest
+    words = f"the file's lines end in {indexed.style}, the patch's in {patch_style}"
+    return replace(found, endings=words)
+
+
 #: How a hunk failure that only the line endings cause begins (GNU patch's words).
 ENDINGS_WORDS = "different line endings"
 #: How a hunk failure that only white space at the ends of lines causes begins.
@@ -755,6 +793,11 @@ class FileLines:
     def plain_positions(self) -> dict[bytes, list[int]]:
         """:func:`line_positions` by each line's text with CRLF read as LF."""
         return line_positions(self.lines, _plain)
+
+    @cached_property
+    def plain_lines(self) -> list[bytes]:
+        """The lines with CRLF read as LF."""
+        return [_plain(line) for line in self.lines]
 
     @cached_property
     def crlf(self) -> bool:

@@ -100,13 +100,16 @@ class Undecided:
 class Suggestion:
     """A decision ``decide`` suggested from the evidence, waiting for a person to accept or
     change it in the decisions file; ``before_edit``: a series patch a person edited after
-    the audit read it, so the suggestion comes from the patch before that edit."""
+    the audit read it, so the suggestion comes from the patch before that edit;
+    ``needs_condition``: a suggestion to keep the patch or entry (carry, retain) whose table
+    has no removal condition yet, which ``report --check`` asks for besides the acceptance."""
 
     kind: str
     key: str
     decision: str
     verdict: str
     before_edit: bool = False
+    needs_condition: bool = False
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ work directory) is checked to be inside it before the first step.
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -733,12 +734,13 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     }
 
 
-def suggestions(config: Config) -> list[dict[str, str]]:
+def suggestions(config: Config) -> list[dict[str, Any]]:
     """The decisions ``decide`` suggested that no person has accepted or changed yet (written
     ``decision = "suggested: carry"``): the ones this run's ``decide`` added, and those of an
     interrupted run whose ``decide`` wrote the file before the upgrade recorded it; in file
-    order, each with the verdict its reason names."""
-    from patchkeeper.record.decisions import load
+    order, each with the verdict its reason names, and whether it keeps the patch or entry
+    with no removal condition written (accepting it alone leaves ``report --check`` failing)."""
+    from patchkeeper.record.decisions import KEEPS, load
 
     found = []
     for decision in load(report_settings(config).decisions_file).tables.values():
@@ -749,6 +751,8 @@ def suggestions(config: Config) -> list[dict[str, str]]:
                     "key": decision.key,
                     "decision": decision.decision,
                     "verdict": decision.reason.rpartition(" verdict: ")[2],
+                    "needs_condition": decision.decision in KEEPS
+                    and not decision.removal_condition.strip(),
                 }
             )
     return found
@@ -1065,7 +1069,7 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
     )
 
 
-def _suggestions_now(run: _Run) -> list[dict[str, str]]:
+def _suggestions_now(run: _Run) -> list[dict[str, Any]]:
     """The suggestions nobody has reviewed yet, as the decisions file says now: a person
     accepts or changes them while the upgrade waits at a conflict (the list of what is left
     says to), and the ``--continue`` that follows listed them still, as ``decide`` had
@@ -1136,6 +1140,16 @@ def _series_conflict(run: _Run) -> Conflict:
     )
 
 
+def _fetched_tree(run: _Run, to: str) -> str:
+    """The directory the release ``to`` (``NAME==VERSION``, an sdist file) was unpacked in
+    for the steps, so the command that verifies the result copies it rather than leaving a
+    person to fetch and unpack it again; ``""`` when it cannot be found now."""
+    try:
+        return str(spec_tree(to, run.config, "the new upstream (--to)").root)
+    except PatchkeeperError:
+        return ""
+
+
 def verify_commands(run: _Run) -> tuple[str, ...]:
     """The commands that check the upgraded downstream, in order: the new series applied
     to a copy of the new pin and verified, lint, the plugin's patches live in an
@@ -1144,7 +1158,8 @@ def verify_commands(run: _Run) -> tuple[str, ...]:
     steps = run.state.steps
     if steps.get(StepName.PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
         to = run.state.to
-        copy = f"cp -R {to} COPY && " if os.path.isdir(to) else ""
+        tree = to if os.path.isdir(to) else _fetched_tree(run, to)
+        copy = f"cp -R {shlex.quote(tree)} COPY && " if tree else ""
         where = "" if copy else f"  # COPY: an unpacked {to}"
         commands.append(
             f"{copy}patchkeeper apply --target COPY && patchkeeper verify --target COPY{where}"
