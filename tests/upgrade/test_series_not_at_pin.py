@@ -211,7 +211,8 @@ def test_a_patch_fixed_by_hand_is_the_persons_not_the_ports(cli, tmp_path: Path)
 def test_port_names_line_endings_that_keep_the_hunk_out(cli, tmp_path: Path) -> None:
     """The pin's sdist published with CRLF files, the series cut against the LF git tree (a
     Debian series on such an sdist): the error said only "none of its lines is there", where
-    apply, verify and status name the line endings."""
+    apply, verify and status name the line endings; the closest match, read with CRLF as
+    LF, is the hunk's own place."""
     down = _downstream(tmp_path)
     server = tmp_path / "tinyserve-1.0" / "tinyserve" / "server.py"
     server.write_bytes(server.read_bytes().replace(b"\n", b"\r\n"))
@@ -224,7 +225,8 @@ def test_port_names_line_endings_that_keep_the_hunk_out(cli, tmp_path: Path) -> 
         "",
         f"patchkeeper: error: {patch}:6: 2004_clean_shutdown.patch does not apply to "
         f"{pin}, the release the series is ported from: tinyserve/server.py #1 fails at fuzz 0 "
-        "(none of its lines is there): different line endings: the file's lines end in CRLF, "
+        "(closest: line 3, 4 of 4 lines match): different line endings: the file's lines end "
+        "in CRLF, "
         f"the patch's in LF\n  hint: {PORT_HINT.format(pin=pin)}\n",
     )
     assert not (down / ".patchkeeper-port").exists()
