@@ -60,7 +60,11 @@ def suggestion(item: Item, source: Path | None = None) -> tuple[Decision, tuple[
     (configuration tables named as ``source``, the configuration file in use, spells them:
     :func:`patchkeeper.config.spelt_for`)."""
     said = item.verdict
-    if item.action and item.suggested != SERIES_SUGGESTIONS.get(item.verdict, ""):
+    if item.review and item.suggested:
+        # upstream has it, yet the audit asks for a review before acting: the suggestion
+        # says so, and so does every list that quotes it (upgrade's, report's)
+        said = f"{item.verdict}, to do: {item.action} {item.review}"
+    elif item.action and item.suggested != SERIES_SUGGESTIONS.get(item.verdict, ""):
         # the action, not the verdict, made the suggestion (a conflict to refresh: carry)
         said = f"{item.verdict}, to do: {item.action}"
     reason = f"suggested by patchkeeper decide from the {item.source} verdict: {said}"

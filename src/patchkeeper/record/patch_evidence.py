@@ -49,6 +49,7 @@ from patchkeeper.audit.verdicts import (
     RETIRE,
     TARGET_GONE,
     UPSTREAMED,
+    action_of,
 )
 from patchkeeper.config import Config
 from patchkeeper.constants import DecisionWord as Word
@@ -136,6 +137,10 @@ class Item:
         source: which evidence gave it (``"audit"``, ``"port"``, ``"runtime audit"``).
         evidence: one sentence per piece of evidence, prefixed with its command.
         suggested: the suggested decision, ``""`` when the evidence suggests none.
+        review: for a series patch the latest ``audit`` found upstream but whose action asks
+            a person to review first (:attr:`~patchkeeper.audit.results.AuditResult.to_review`:
+            a retire "after reviewing the lines not found"), the action's reason; ``""``
+            otherwise.
         condition_field, condition: the header's removal condition (``"Retires-when"``,
             ``"upstreamed"``), ``""`` when it states none.
         present: the patch is in the series file / the entry is in the plugin's code now.
@@ -158,6 +163,7 @@ class Item:
     source: str = ""
     evidence: tuple[str, ...] = ()
     suggested: str = ""
+    review: str = ""
     condition_field: str = ""
     condition: str = ""
     present: bool = True
@@ -277,6 +283,16 @@ def carried_references(evidence: dict[str, StoredEvidence]) -> dict[str, list[st
     return out
 
 
+def _reviews(evidence: dict[str, StoredEvidence]) -> dict[str, str]:
+    """``patch name -> reason`` for the patches the last saved ``audit`` found upstream
+    but whose action asks for a review first (:attr:`Item.review`)."""
+    audit = audit_result(evidence)
+    if audit is None or not audit.to_review:
+        return {}
+    names = set(audit.to_review)
+    return {v.name: action_of(v)[1] for v in audit.verdicts if v.name in names}
+
+
 def _verify_states(evidence: dict[str, StoredEvidence]) -> dict[str, str]:
     verify = verify_result(evidence)
     return {p.name: str(p.state) for p in verify.state.patches} if verify is not None else {}
@@ -295,6 +311,7 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
     _, patches = load_series(config)
     by_name = series_evidence(evidence)
     verified = _verify_states(evidence)
+    reviews = _reviews(evidence)
     references = carried_references(evidence)
     items = []
     for patch in patches:
@@ -324,6 +341,7 @@ def series_items(config: Config, evidence: dict[str, StoredEvidence]) -> list[It
                 evidence=tuple(lines),
                 action=action,
                 suggested=suggestion(verdict, action),
+                review=reviews.get(patch.name, "") if command == "audit" else "",
                 condition_field=name,
                 condition=condition,
                 present=True,
