@@ -46,3 +46,24 @@ AGREEING = {
     "metrics-same-host.patch": ("carry", "rides with metrics-redirects"),
     "redirect-strip-api-key.patch": ("update", ""),
 }
+
+
+def evidence_downstream(
+    root: Path, path: str, releases: tuple[str, str], patch: str, name: str
+) -> Path:
+    """Releases ``pkg-1.0`` and ``pkg-1.1`` of ``pkg`` under ``root``, holding ``path`` as
+    ``releases`` gives it (old, new), and ``root/downstream``, keeping evidence, whose series
+    carries ``patch`` as ``name`` on 1.0 (``../pkg-1.0`` its pristine tree); returns it."""
+    for version, text in zip(("1.0", "1.1"), releases):
+        (root / f"pkg-{version}" / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / f"pkg-{version}" / path).write_text(text)
+    downstream = root / "downstream"
+    (downstream / "patches").mkdir(parents=True)
+    (downstream / "patches" / "series").write_text(f"{name}\n")
+    (downstream / "patches" / name).write_text(patch)
+    (downstream / "patchkeeper.toml").write_text(
+        'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
+        'pristine = "../pkg-1.0"\n'
+    )
+    enable_evidence(downstream / "patchkeeper.toml")
+    return downstream

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recordhelpers import enable_evidence
+from recordhelpers import evidence_downstream
 
 from helpers import SETTINGS_NEW as NEW
 from helpers import SETTINGS_OLD as OLD
@@ -17,19 +17,7 @@ from patchkeeper.record.decisions import load
 def _downstream(root: Path) -> Path:
     """A downstream carrying ``wider.patch`` on ``pkg`` 1.0, keeping evidence, with both
     upstream releases as directories beside it."""
-    for version, text in (("1.0", OLD), ("1.1", NEW)):
-        (root / f"pkg-{version}" / "pkg").mkdir(parents=True)
-        (root / f"pkg-{version}" / "pkg" / "settings.py").write_text(text)
-    downstream = root / "downstream"
-    (downstream / "patches").mkdir(parents=True)
-    (downstream / "patches" / "series").write_text("wider.patch\n")
-    (downstream / "patches" / "wider.patch").write_text(WIDER)
-    (downstream / "patchkeeper.toml").write_text(
-        'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
-        'pristine = "../pkg-1.0"\n'
-    )
-    enable_evidence(downstream / "patchkeeper.toml")
-    return downstream
+    return evidence_downstream(root, "pkg/settings.py", (OLD, NEW), WIDER, "wider.patch")
 
 
 def test_a_conflict_to_refresh_is_suggested_carry(cli, tmp_path: Path, private_cache: Path) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from recordhelpers import enable_evidence
+from recordhelpers import evidence_downstream
 
 from patchkeeper.config import load_config
 from patchkeeper.record.decisions import load
@@ -82,18 +82,7 @@ SAID = "upstreamed, to do: retire after reviewing the lines not found"
 
 
 def test_a_retire_to_review_first_is_suggested_so(cli, tmp_path: Path, private_cache: Path) -> None:
-    for version, text in (("1.0", OLD), ("1.1", NEW)):
-        (tmp_path / f"pkg-{version}" / "pkg").mkdir(parents=True)
-        (tmp_path / f"pkg-{version}" / "pkg" / "limits.py").write_text(text)
-    downstream = tmp_path / "downstream"
-    (downstream / "patches").mkdir(parents=True)
-    (downstream / "patches" / "series").write_text("limits.patch\n")
-    (downstream / "patches" / "limits.patch").write_text(PATCH)
-    (downstream / "patchkeeper.toml").write_text(
-        'upstream = "pkg"\npin = "1.0"\nseries = "patches/series"\nstrip = 1\n'
-        'pristine = "../pkg-1.0"\n'
-    )
-    enable_evidence(downstream / "patchkeeper.toml")
+    downstream = evidence_downstream(tmp_path, "pkg/limits.py", (OLD, NEW), PATCH, "limits.patch")
     audit = cli("audit", "--to", "../pkg-1.1", cwd=downstream)
     assert "to do: retire (after reviewing the lines not found)" in audit.out
     assert audit.out.splitlines()[-1] == "upstream, to review before retiring: limits.patch"

@@ -13,37 +13,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from upgrade_support import MODULE_NEW, MODULE_OLD, STOP_PATCH
-
-from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, write_files
+from upgrade_support import tinyserve_downstream
 
 CONDITION_NEEDED = "no removal-condition yet: write when it can go"
 
 
-def _downstream(root: Path) -> Path:
-    for version, module in (("1.0", MODULE_OLD), ("2.0", MODULE_NEW)):
-        write_files(
-            root / f"tinyserve-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: tinyserve\nVersion: {version}\n",
-                "tests/subprocess_test.py": FLAKY_TESTS,
-                "tinyserve/server.py": module,
-            },
-        )
-    return write_files(
-        root / "down",
-        {
-            "patchkeeper.toml": 'upstream = "tinyserve"\npin = "1.0"\n'
-            'series = "debian/patches/series"\npristine = "../tinyserve-1.0"\n',
-            "debian/patches/series": "remove-poll-test.patch\nclean-shutdown.patch\n",
-            "debian/patches/remove-poll-test.patch": DROP_FLAKY_TEST,
-            "debian/patches/clean-shutdown.patch": STOP_PATCH,
-        },
-    )
-
-
 def test_the_list_and_the_table_ask_for_the_removal_condition(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
+    down = tinyserve_downstream(tmp_path)
     run = cli("upgrade", "--to", "../tinyserve-2.0", cwd=down)
     assert run.code == 0, run.err
     lines = run.out.splitlines()
@@ -83,7 +59,7 @@ def test_the_list_and_the_table_ask_for_the_removal_condition(cli, tmp_path: Pat
 
 
 def test_the_json_suggestions_say_which_need_a_condition(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
+    down = tinyserve_downstream(tmp_path)
     run = cli("upgrade", "--to", "../tinyserve-2.0", "--json", cwd=down)
     assert run.code == 0, run.err
     assert [

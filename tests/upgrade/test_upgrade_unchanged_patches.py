@@ -13,42 +13,17 @@ import json
 from pathlib import Path
 
 from upgrade_support import (
-    MODULE_NEW,
-    MODULE_OLD,
-    STOP_PATCH,
     STOP_PATCH_MOVED,
     committed_files,
     make_checkout,
+    tinyserve_downstream,
 )
 
-from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, write_files
-
-
-def _downstream(root: Path) -> Path:
-    """The pin 1.0, the release 2.0 and a downstream whose series holds both patches."""
-    for version, module in (("1.0", MODULE_OLD), ("2.0", MODULE_NEW)):
-        write_files(
-            root / f"tinyserve-{version}",
-            {
-                "PKG-INFO": f"Metadata-Version: 2.1\nName: tinyserve\nVersion: {version}\n",
-                "tests/subprocess_test.py": FLAKY_TESTS,
-                "tinyserve/server.py": module,
-            },
-        )
-    return write_files(
-        root / "down",
-        {
-            "patchkeeper.toml": 'upstream = "tinyserve"\npin = "1.0"\n'
-            'series = "debian/patches/series"\npristine = "../tinyserve-1.0"\n',
-            "debian/patches/series": "remove-poll-test.patch\nclean-shutdown.patch\n",
-            "debian/patches/remove-poll-test.patch": DROP_FLAKY_TEST,
-            "debian/patches/clean-shutdown.patch": STOP_PATCH,
-        },
-    )
+from helpers import DROP_FLAKY_TEST
 
 
 def test_the_port_step_lists_only_the_files_whose_bytes_changed(cli, tmp_path: Path) -> None:
-    down = _downstream(tmp_path)
+    down = tinyserve_downstream(tmp_path)
     make_checkout(down)
     run = cli("upgrade", "--to", "../tinyserve-2.0", "--branch", "up", "--json", cwd=down)
     assert run.code == 0, run.err

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from helpers import git, make_checkout, resolve
+from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, git, make_checkout, resolve, write_files
 
 __all__ = ["git", "make_checkout", "resolve"]
 
@@ -45,6 +45,31 @@ def chunky_downstream() -> dict[str, str]:
         "debian/patches/fix-version.patch": CHUNKY_PATCH,
         "patchkeeper.toml": CHUNKY_CONFIG,
     }
+
+
+def tinyserve_downstream(root: Path) -> Path:
+    """The releases ``tinyserve-1.0`` and ``tinyserve-2.0`` (the module moved three lines
+    down, the test file as it was) and ``down``, a downstream on 1.0 whose series removes a
+    flaky test and stops the server cleanly; returns ``down``."""
+    for version, module in (("1.0", MODULE_OLD), ("2.0", MODULE_NEW)):
+        write_files(
+            root / f"tinyserve-{version}",
+            {
+                "PKG-INFO": f"Metadata-Version: 2.1\nName: tinyserve\nVersion: {version}\n",
+                "tests/subprocess_test.py": FLAKY_TESTS,
+                "tinyserve/server.py": module,
+            },
+        )
+    return write_files(
+        root / "down",
+        {
+            "patchkeeper.toml": 'upstream = "tinyserve"\npin = "1.0"\n'
+            'series = "debian/patches/series"\npristine = "../tinyserve-1.0"\n',
+            "debian/patches/series": "remove-poll-test.patch\nclean-shutdown.patch\n",
+            "debian/patches/remove-poll-test.patch": DROP_FLAKY_TEST,
+            "debian/patches/clean-shutdown.patch": STOP_PATCH,
+        },
+    )
 
 
 def subjects(root: Path, base: str) -> list[str]:
