@@ -248,14 +248,22 @@ def test_init_warns_of_each_patch_apply_refuses(cli, example: Example) -> None:
     assert (tree / "patchkeeper.toml").is_file()
 
 
-def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: Example) -> None:
+def _formatted_with(example: Example, name: str, content: bytes, subject: str) -> Path:
+    """A copy of the old release (``tree``) holding in ``patches/`` the format-patch files of
+    the example's branch with one more commit (``subject``) adding file ``name``."""
     repo = format_patch_branch(example)
-    (repo / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)))
-    git(repo, "add", "logo.png")
-    git(repo, "commit", "-q", "-m", "Add a logo")
+    (repo / name).write_bytes(content)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", subject)
     tree = example.root / "tree"
     shutil.copytree(example.old, tree)
     git(repo, "format-patch", "-q", "-o", str(tree / "patches"), "v1.0")
+    return tree
+
+
+def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: Example) -> None:
+    logo = b"\x89PNG\r\n\x1a\n" + bytes(range(256))
+    tree = _formatted_with(example, "logo.png", logo, "Add a logo")
     run = cli("init", cwd=tree)
     assert run.code == 0
     assert run.err == (
@@ -270,13 +278,7 @@ def test_init_warns_of_a_binary_diff_in_a_format_patch_directory(cli, example: E
 def test_init_warns_of_a_file_name_apply_refuses(cli, example: Example) -> None:
     """A commit that adds a Latin-1 named file gives a format-patch file apply refuses (the
     name is not valid UTF-8): init warned of a binary diff but not of this one."""
-    repo = format_patch_branch(example)
-    (repo / "caf\udce9.txt").write_bytes(b"note\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "Add a note")
-    tree = example.root / "tree"
-    shutil.copytree(example.old, tree)
-    git(repo, "format-patch", "-q", "-o", str(tree / "patches"), "v1.0")
+    tree = _formatted_with(example, "caf\udce9.txt", b"note\n", "Add a note")
     run = cli("init", cwd=tree)
     assert run.code == 0
     assert run.err == (
