@@ -325,3 +325,27 @@ def test_init_finds_a_plugin_by_the_modules_that_patch_the_upstream(cli, tmp_pat
         "",
     )
     assert (root / "pyproject.toml").read_text() == EXTRA_ONLY + CONFIGURED
+
+
+def test_init_with_the_pin_in_a_plugin_without_pyproject_names_the_file(
+    cli, tmp_path: Path
+) -> None:
+    """A plugin found by the modules that patch the upstream, with ``--upstream`` given, in a
+    directory without ``pyproject.toml`` (an unpacked source of modules): the pin and the
+    package are known, the file the settings go in is missing, and the error says so; it
+    asked for the ``--upstream`` it had been given."""
+    root = plugin_checkout(tmp_path, EXTRA_ONLY)
+    (root / "pyproject.toml").unlink()
+    run = cli("init", "--upstream", "vllm==0.32.0", "--json", cwd=root)
+    assert run.code == 2
+    error = json.loads(run.out)["error"]
+    assert (error["message"], error["hint"]) == (
+        "no patch series here: the runtime inventory finds that vllm_acme/patch/__init__.py:8 "
+        "patches vllm.worker.Worker.execute at run time, so this is a runtime plugin of vllm, "
+        "whose patches are made at run time; init writes a plugin's settings into its "
+        "pyproject.toml, and there is none here",
+        "run init in the plugin's source tree, where its pyproject.toml is; or write "
+        '[tool.patchkeeper] upstream = "vllm", pin = "0.32.0" and [tool.patchkeeper.runtime] '
+        'package = "vllm_acme" into a pyproject.toml here (docs/commands/runtime.md)',
+    )
+    assert not (root / "pyproject.toml").exists()

@@ -497,6 +497,8 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
     Raises:
         RuntimePluginHere: ``found`` itself (nothing written) when the pin or the package
             cannot be told.
+        PatchkeeperError: both are told, but there is no ``pyproject.toml`` to add them to
+            (nothing written).
         ConfigError: ``pyproject.toml`` cannot be read or is not TOML (nothing written).
         TargetError: the write failed (the file put back).
     """
@@ -504,7 +506,18 @@ def configure_plugin(root: Path, found: RuntimePluginHere, pin: Pin | None) -> P
     if pin is None and plugin.pin is not None:
         where = f"from pyproject.toml (its requirement {plugin.upstream}=={plugin.pin})"
         pin = Pin(plugin.upstream, plugin.pin, where)
-    if pin is None or not plugin.package or not (root / PYPROJECT).is_file():
+    if pin is not None and plugin.package and not (root / PYPROJECT).is_file():
+        # the pin and the package are known: what is missing is the file the keys go in
+        raise PatchkeeperError(
+            f"{found.message}; init writes a plugin's settings into its pyproject.toml, and "
+            "there is none here",
+            path=root / PYPROJECT,
+            hint="run init in the plugin's source tree, where its pyproject.toml is; or write "
+            f'[tool.patchkeeper] upstream = "{pin.upstream}", pin = "{pin.pin}" and '
+            f'[tool.patchkeeper.runtime] package = "{plugin.package}" into a pyproject.toml '
+            "here (docs/commands/runtime.md)",
+        )
+    if pin is None or not plugin.package:
         raise found
     upstream, version = pin.upstream, pin.pin
     source = root / PYPROJECT
