@@ -741,8 +741,9 @@ def _failing(path: str, hunk: Hunk, lines: Sequence[bytes], guess: int) -> HunkV
     is the window of ``lines`` closest to its pre-image, the nearest to the 1-based line
     ``guess`` on a tie (with CRLF read as LF when the file's and the patch's line endings
     differ and their content matches better so: :func:`plain_closest_match`)."""
-    closest = closest_match(lines, hunk.pre_image, guess)
-    closest = plain_closest_match(lines, hunk.pre_image, guess, FileLines(lines), closest)
+    indexed = FileLines(lines)  # one index of the file for both searches
+    closest = closest_match(lines, hunk.pre_image, guess, indexed.positions)
+    closest = plain_closest_match(lines, hunk.pre_image, guess, indexed, closest)
     failure = HunkFailure(hunk, guess, closest)
     return HunkVerdict(
         path,

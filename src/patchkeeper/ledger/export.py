@@ -178,7 +178,7 @@ def commit_diff(checkout: Path, commit: str, directory: str, abbrev: int) -> byt
 
     Raises:
         ExportError: a merge or root commit, changes outside ``directory``, a file name
-            ``apply`` refuses (:func:`~patchkeeper.trees.tree.path_refusal`), or a binary
+            ``apply`` refuses (:func:`~patchkeeper.system.patch_paths.path_refusal`), or a binary
             change.
     """
     parents = gitops.commit_parents(checkout, commit)

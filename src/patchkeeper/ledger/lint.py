@@ -10,9 +10,9 @@ Every problem is a :class:`patchkeeper.errors.Finding`, printed ``file:line: cod
   duplicate entry;
 - a hand-edited patch: hunk line counts that do not add up, or (with a checkout) bytes that
   differ from re-exporting the commit its ``--- exported from`` line names;
-- a patch path ``apply`` refuses whatever the tree (:func:`patchkeeper.trees.tree.path_refusal`:
-  it leaves the tree, or names a file the file system cannot be handed), found before an
-  ``apply`` stops at it;
+- a patch path ``apply`` refuses whatever the tree
+  (:func:`patchkeeper.system.patch_paths.path_refusal`: it leaves the tree, or names a file
+  the file system cannot be handed), found before an ``apply`` stops at it;
 - the knob rule (the series workflow, docs/glossary.md: "a patch that reads an env knob registers it
 in envs.py in its
   own hunk ... and reads it through vllm.envs"): a patch adding a read of a knob matching
@@ -53,10 +53,11 @@ from patchkeeper.series.parse import (
     listed_patch,
     parse_patch,
     parse_series,
+    refused_paths,
     wide_encoding,
 )
 from patchkeeper.system.names import shown_name
-from patchkeeper.system.patch_paths import path_refusal, shown_path
+from patchkeeper.system.patch_paths import shown_path
 
 #: A reference in ``Upstream:``: a URL or ``PROJECT #NUMBER`` (``vllm #50021``), then an
 #: optional status in parentheses (``(open)``) and free text after ``;``, ``,``, ``:`` or ``.``.
@@ -462,31 +463,26 @@ def lint_patch(
         patch = parse_patch(data, name=name, path=path, strip=strip, allow_empty=True)
     except PatchFormatError as exc:
         return _by_line([*findings, _parse_finding(exc, where)]), None
-    findings += refused_paths(patch, where)
+    findings += refused_path_findings(patch, where)
     findings += check_knobs(patch, where, lsettings, registered, config.directory)
     if reexport is not None:
         findings += reexport(patch, where)
     return _by_line(findings), patch
 
 
-def refused_paths(patch: Patch, where: str) -> list[Finding]:
+def refused_path_findings(patch: Patch, where: str) -> list[Finding]:
     """PK305 for each path of ``patch`` that ``apply`` refuses in any tree
-    (:func:`~patchkeeper.trees.tree.path_refusal`), at the line of its file's header."""
-    out = []
-    for diff in patch.files:
-        for path in dict.fromkeys(p for p in (diff.old_path, diff.new_path) if p is not None):
-            why = path_refusal(path)
-            if why:
-                out.append(
-                    Finding(
-                        "PK305",
-                        where,
-                        diff.line_no,
-                        f"the patch path {shown_path(path)} {why}: apply refuses it",
-                        "rename the file in the patch (and in the commit it was made from)",
-                    )
-                )
-    return out
+    (:func:`~patchkeeper.series.parse.refused_paths`), at the line of its file's header."""
+    return [
+        Finding(
+            "PK305",
+            where,
+            diff.line_no,
+            f"the patch path {shown_path(path)} {why}: apply refuses it",
+            "rename the file in the patch (and in the commit it was made from)",
+        )
+        for diff, path, why in refused_paths(patch)
+    ]
 
 
 def _by_line(findings: list[Finding]) -> list[Finding]:

@@ -836,7 +836,7 @@ def _refuse_tab_in_name(name: str | None, stamp: str | None, path: Path, line: i
     GNU diff writes ``--- a/post<TAB>image.txt<TAB>2010-08-18 ...`` for a file whose name has
     a tab. git apply reads the name up to the timestamp (``post<TAB>image.txt``), GNU patch
     up to the first tab (``post``): the two tools would patch different files, and a name
-    with a tab is refused anyway (:func:`patchkeeper.trees.tree.name_problem`). A name
+    with a tab is refused anyway (:func:`patchkeeper.system.patch_paths.name_problem`). A name
     followed by a tab and words that are no timestamp (``+++ b/f<TAB>note``) is read as both
     tools read it: up to the tab.
 
@@ -1454,22 +1454,29 @@ def load_patches(
     return patches
 
 
+def refused_paths(patch: Patch) -> Iterator[tuple[FileDiff, str, str]]:
+    """``(file diff, path, why)`` for each path of ``patch`` (old and new name, once each)
+    that ``apply`` refuses in any tree (:func:`~patchkeeper.system.patch_paths.path_refusal`:
+    it leaves the tree, or the file system cannot be handed the name), in patch order."""
+    for diff in patch.files:
+        for name in dict.fromkeys(p for p in (diff.old_path, diff.new_path) if p is not None):
+            why = path_refusal(name)
+            if why:
+                yield diff, name, why
+
+
 def refused_path_error(patch: Patch) -> PatchFormatError | None:
     """The error ``apply`` stops at for the first path of ``patch`` that it refuses in any
-    tree (:func:`~patchkeeper.system.patch_paths.path_refusal`: it leaves the tree, or the
-    file system cannot be handed the name), at the line of that file's header; ``None``
-    when there is none. Read without a tree (``audit``, ``init``), such a patch is
-    unreadable as a malformed one is, and the rest of the series is judged without it."""
-    for diff in patch.files:
-        for name in (diff.old_path, diff.new_path):
-            why = path_refusal(name) if name is not None else ""
-            if name is not None and why:
-                return PatchFormatError(
-                    f"the patch path {shown_path(name)} {why}",
-                    path=patch.path,
-                    line=diff.line_no,
-                    hint="rename the file in the patch",
-                )
+    tree (:func:`refused_paths`), at the line of that file's header; ``None`` when there is
+    none. Read without a tree (``audit``, ``init``), such a patch is unreadable as a
+    malformed one is, and the rest of the series is judged without it."""
+    for diff, name, why in refused_paths(patch):
+        return PatchFormatError(
+            f"the patch path {shown_path(name)} {why}",
+            path=patch.path,
+            line=diff.line_no,
+            hint="rename the file in the patch",
+        )
     return None
 
 

@@ -30,9 +30,7 @@ from patchkeeper.errors import (
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import sha256_hex
-from patchkeeper.system.patch_paths import escapes, shown_path
-from patchkeeper.system.patch_paths import name_problem as name_problem
-from patchkeeper.system.patch_paths import path_refusal as path_refusal
+from patchkeeper.system.patch_paths import escapes, name_problem, shown_path
 from patchkeeper.trees.target_label import TargetLabel, declared_metadata
 
 if TYPE_CHECKING:  # the installed-distribution code is imported when a tree is one
