@@ -162,6 +162,15 @@ def project_dirs(root: Path) -> list[Path]:
     return [root] if wheel is None else [root, wheel]
 
 
+def project_files(base: Path) -> list[Path]:
+    """The project files entry points are read from in the folder ``base`` (one of
+    :func:`project_dirs`), whether they exist or not: ``pyproject.toml``, ``setup.cfg``,
+    ``setup.py``, then each ``*.egg-info`` and ``*.dist-info`` ``entry_points.txt``."""
+    files = [base / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
+    files += sorted(base.glob("*.egg-info/entry_points.txt"))
+    return files + sorted(base.glob("*.dist-info/entry_points.txt"))
+
+
 def _signature(
     settings: RuntimeSettings, files: Mapping[str, tuple[Path, bool]], patch_files: list[Path]
 ) -> str:
@@ -169,9 +178,7 @@ def _signature(
     :func:`patchkeeper.runtime.store.cache.file_state`'s."""
     root = settings.root
     digest = hashlib.sha256(repr(settings).encode())
-    extra = [d / n for d in project_dirs(root) for n in ("pyproject.toml", "setup.cfg", "setup.py")]
-    extra += sorted(f for d in project_dirs(root) for f in d.glob("*.egg-info/entry_points.txt"))
-    extra += sorted(f for d in project_dirs(root) for f in d.glob("*.dist-info/entry_points.txt"))
+    extra = [f for d in project_dirs(root) for f in project_files(d)]
     if settings.ledger_file:
         extra.append(root / settings.ledger_file)
     listed = [found[0] for found in files.values()]
@@ -226,9 +233,11 @@ def project_file_problems(root: Path, top: str) -> tuple[Finding, ...]:
     out: list[Finding] = []
     for base in project_dirs(root):
         prefix = "" if base == root else os.path.relpath(base, root) + "/"
-        files = [base / n for n in ("pyproject.toml", "setup.cfg", "setup.py")]
-        files += sorted(base.glob("*.egg-info/entry_points.txt"))
-        files += [f for f in sorted(base.glob("*.dist-info/entry_points.txt")) if _names(f, top)]
+        files = [
+            f
+            for f in project_files(base)
+            if not f.parent.name.endswith(".dist-info") or _names(f, top)
+        ]
         for path in files:
             problem = _project_file_problem(path)
             if problem is not None:
