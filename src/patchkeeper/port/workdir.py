@@ -316,17 +316,20 @@ class WorkDir:
         deleted = {
             t for t, info in manifest["paths"].items() if info.get("status") == MODIFY_DELETE
         }
-        references = {target: self.references(target) for target in resolved}
+        references = {target: self.references(target, manifest) for target in resolved}
         _check_markers(files, resolved, deleted, references)
         return manifest["patch"], resolved
 
-    def references(self, target: str) -> tuple[FileState, ...]:
+    def references(
+        self, target: str, manifest: Mapping[str, Any] | None = None
+    ) -> tuple[FileState, ...]:
         """The stopped patch's file ``target`` (a path under ``conflict/files``) as the old
         pin had it, with the patch, and as the new pin has it: the copies under
         ``conflict/reference`` (those that exist; none for a file the manifest does not
-        list)."""
+        list). ``manifest``: the conflict's manifest when the caller has read it."""
         try:
-            manifest = json.loads((self.conflict / MANIFEST).read_text(encoding="utf-8"))
+            if manifest is None:
+                manifest = json.loads((self.conflict / MANIFEST).read_text(encoding="utf-8"))
             path = manifest["paths"][target]["path"]
         except (OSError, ValueError, KeyError, TypeError):
             return ()
