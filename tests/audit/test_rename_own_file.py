@@ -3,20 +3,14 @@ that file holding its context is where the hunk belongs, not code that moved els
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from helpers import git, make_checkout
 from json_schema_check import output
 
 OLD = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(8))
 #: upstream commented f3, right beside the patch's change: the hunk fails at fuzz 0
 NEW = OLD.replace("def f3(x):\n", "def f3(x):\n    # three\n")
-
-
-def _git(cwd: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def _downstream(root: Path) -> Path:
@@ -28,15 +22,13 @@ def _downstream(root: Path) -> Path:
     repo = root / "repo"
     (repo / "pkg").mkdir(parents=True)
     (repo / "pkg" / "handlers.py").write_text(OLD)
-    _git(repo, "init", "-q")
-    _git(repo, "add", "-A")
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qm", "base")
-    _git(repo, "mv", "pkg/handlers.py", "pkg/hooks.py")
+    make_checkout(repo, "base")
+    git(repo, "mv", "pkg/handlers.py", "pkg/hooks.py")
     hooks = repo / "pkg" / "hooks.py"
     hooks.write_text(OLD.replace("return x + 3\n", "return x + 30\n"))
-    _git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-qam", "hooks")
+    git(repo, "commit", "-qam", "hooks")
     downstream = root / "downstream"
-    _git(repo, "format-patch", "-q", "-1", "-o", str(downstream / "patches"))
+    git(repo, "format-patch", "-q", "-1", "-o", str(downstream / "patches"))
     (patch,) = (downstream / "patches").iterdir()
     (downstream / "patches" / "series").write_text(f"{patch.name}\n")
     (downstream / "patchkeeper.toml").write_text(
