@@ -61,7 +61,7 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
-from patchkeeper.record.decide import replace_gone
+from patchkeeper.record.decide import replace_stale
 from patchkeeper.record.decisions import DROPS, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
@@ -874,8 +874,9 @@ def port_step(run: _Run) -> dict[str, Any]:
                 exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")
         raise
     run.state.target_version = run.state.target_version or result.target_version
-    # a suggestion made before the port about a patch it took out is now the port's
-    if replace_gone(run.config):
+    # a suggestion made before the port about a patch it took out, or to update a patch
+    # it carried, is now the port's
+    if replace_stale(run.config):
         run.state.facts["suggestions"] = suggestions(run.config)
     stopped = result.stopped_at is not None and result.outcome == "stopped"
     counts = ", ".join(f"{n} {word}" for word, n in result.counts.items())
