@@ -619,3 +619,27 @@ def test_a_resolved_conflict_is_no_longer_suggested_for_update(cli, example: Exa
         ".patchkeeper/evidence/port.json",
         "patchkeeper-decisions.toml",
     ]
+
+
+def test_status_while_the_upgrade_waits_names_its_next_step(cli, example: Example) -> None:
+    """status shows the series on a tree as ever, and says on standard error (the JSON
+    envelope's warnings) that the upgrade waits and what its next step is."""
+    down = example.downstream
+    make_checkout(down)
+    assert _start(cli, example).code == 1
+    waits = (
+        "an upgrade to 1.1 is in progress here, stopped at the port's conflict: the next step "
+        "is 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort' to put the "
+        "downstream back)"
+    )
+    target = example.target()
+
+    run = cli("status", "--target", str(target), cwd=down)
+
+    assert run.code == 1, run.err
+    assert run.err == f"patchkeeper: warning: {waits}\n"
+    assert run.out.splitlines()[-1] == "not ok: 0 of 7 patches applied, 0 files drifted"
+    run = cli("status", "--target", str(target), "--json", cwd=down)
+    assert json.loads(run.out)["warnings"] == [waits]
+    assert cli("upgrade", "--abort", cwd=down).code == 0
+    assert cli("status", "--target", str(target), cwd=down).err == ""
