@@ -79,8 +79,9 @@ def test_a_retired_patch_still_in_the_series(cli, audited: Path) -> None:
             (
                 "dropped-but-present",
                 "`retry-backoff-cap.patch` is decided retire, but it is still in the series",
-                "run patchkeeper retire retry-backoff-cap.patch --at VERSION --why TEXT, or "
-                "decide to keep it",
+                "run patchkeeper retire retry-backoff-cap.patch --at 1.1 --why TEXT (1.1: the "
+                "release the evidence judged the series against; the pin in patchkeeper.toml "
+                "is 1.0), or decide to keep it",
             )
         ],
     )

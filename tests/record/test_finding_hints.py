@@ -32,7 +32,9 @@ def test_a_suggested_retire_of_a_patch_still_in_the_series() -> None:
         (
             "dropped-but-present",
             "`a.patch` is suggested retire, but it is still in the series",
-            "run patchkeeper retire a.patch --at VERSION --why TEXT, or decide to keep it",
+            "run patchkeeper retire a.patch --at VERSION --why TEXT, VERSION the upstream "
+            'release that carries it (no pin is recorded: set pin = "VERSION" in '
+            "patchkeeper.toml and retire takes it), or decide to keep it",
         ),
     ]
 

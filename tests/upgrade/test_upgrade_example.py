@@ -42,6 +42,7 @@ PORTED = [
     "patches/redirect-strip-api-key.patch",
     "patches/redirect-strip-proxy-auth.patch",
     "patches/series",
+    "patchkeeper-decisions.toml",
     "patchkeeper.toml",
 ]
 RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
@@ -178,6 +179,14 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     assert committed_files(down, "HEAD~1") == PORTED
     assert committed_files(down, "HEAD") == RECORD
     assert data["conflicts"] == []
+    # nothing the port has done since decide is suggested as still to do
+    assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]] == [
+        SUGGESTED[0],
+        ("redirect-strip-proxy-auth.patch", "carry", "resolved"),
+        ("headers-merge-order.patch", "carry", "merged"),
+        *SUGGESTED[3:6],
+        ("redirect-strip-api-key.patch", "carry", "resolved"),
+    ]
     assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
     assert not (down / ".git" / "patchkeeper-upgrade").exists()
     # the series moved to the new pin in place; the upstreamed patch is proposed for
@@ -449,7 +458,7 @@ def test_a_suggestion_about_a_patch_the_port_takes_out_becomes_retire(
     run = cli("upgrade", "--continue", "--json", cwd=down)
     assert run.code == 0, run.err
     data = json.loads(run.out)
-    assert data["steps"][4]["files"] == sorted([*PORTED, "patchkeeper-decisions.toml"])
+    assert data["steps"][4]["files"] == PORTED
     assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]][:1] == [
         ("retry-backoff-cap.patch", "retire", "upstreamed")
     ]
@@ -545,4 +554,92 @@ def test_suggestions_reviewed_while_stopped_are_not_listed_again(cli, example: E
 
     assert run.code == 1, run.err
     listed = [(s["key"], s["decision"], s["verdict"]) for s in json.loads(run.out)["suggestions"]]
-    assert listed == [*SUGGESTED[:3], SUGGESTED[6]]
+    # the two patches the port has carried since are suggested as its evidence says
+    assert listed == [
+        SUGGESTED[0],
+        ("redirect-strip-proxy-auth.patch", "carry", "resolved"),
+        ("headers-merge-order.patch", "carry", "merged"),
+        SUGGESTED[6],
+    ]
+
+
+def test_a_resolved_conflict_is_no_longer_suggested_for_update(cli, example: Example) -> None:
+    """decide runs before the port and suggests *update* for the patches that do not apply;
+    once the port has carried one (a person resolved its conflict, git's merge refreshed
+    it), the update is done. The ``--continue`` after the resolution still listed
+    "update (verdict: conflict)": the suggestion nobody reviewed is now the port's."""
+    down = example.downstream
+    make_checkout(down)
+    assert _start(cli, example).code == 1
+    decisions = down / "patchkeeper-decisions.toml"
+    # a removal condition a person wrote while the suggestion waited is kept
+    decisions.write_text(
+        decisions.read_text().replace(
+            'removal-condition = "upstreamed"', 'removal-condition = "when 2.0 ships"', 1
+        )
+    )
+    resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
+
+    run = cli("upgrade", "--continue", cwd=down)
+
+    assert run.code == 1, run.err
+    listed = run.out[run.out.index("2. suggestions to review") : run.out.index("3. verify")]
+    assert listed.splitlines() == [
+        '2. suggestions to review, in patchkeeper-decisions.toml (delete "suggested: " from '
+        "its decision to accept it, or write your own):",
+        "   - series retry-backoff-cap.patch: retire (verdict: upstreamed)",
+        "   - series redirect-strip-proxy-auth.patch: carry (verdict: resolved)",
+        "   - series headers-merge-order.patch: carry (verdict: merged)",
+        "   - series client-describe-version.patch: carry (verdict: offset)",
+        "   - series metrics-redirects.patch: carry (verdict: offset)",
+        "   - series metrics-same-host.patch: carry (verdict: clean)",
+        "   - series redirect-strip-api-key.patch: update (verdict: blocked)",
+    ]
+    text = decisions.read_text()
+    table = text[text.index('[series."redirect-strip-proxy-auth.patch"]') :]
+    assert table[: table.index("\n\n")].splitlines() == [
+        '[series."redirect-strip-proxy-auth.patch"]',
+        '# suggested from port: resolved; to accept it, delete "suggested: " from the decision',
+        "# removal condition from the Retires-when header",
+        'decision = "suggested: carry"',
+        'reason = "suggested by patchkeeper decide from the port verdict: resolved"',
+        'removal-condition = "upstream takes #15"',
+        'notes = ""',
+    ]
+    table = text[text.index('[series."headers-merge-order.patch"]') :]
+    assert table[: table.index("\n\n")].splitlines() == [
+        '[series."headers-merge-order.patch"]',
+        '# suggested from port: merged; to accept it, delete "suggested: " from the decision',
+        'decision = "suggested: carry"',
+        'reason = "suggested by patchkeeper decide from the port verdict: merged"',
+        'removal-condition = "when 2.0 ships"',
+        'notes = ""',
+    ]
+    assert committed_files(down, "HEAD~1") == [
+        ".patchkeeper/evidence/port.json",
+        "patchkeeper-decisions.toml",
+    ]
+
+
+def test_status_while_the_upgrade_waits_names_its_next_step(cli, example: Example) -> None:
+    """status shows the series on a tree as ever, and says on standard error (the JSON
+    envelope's warnings) that the upgrade waits and what its next step is."""
+    down = example.downstream
+    make_checkout(down)
+    assert _start(cli, example).code == 1
+    waits = (
+        "an upgrade to 1.1 is in progress here, stopped at the port's conflict: the next step "
+        "is 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort' to put the "
+        "downstream back)"
+    )
+    target = example.target()
+
+    run = cli("status", "--target", str(target), cwd=down)
+
+    assert run.code == 1, run.err
+    assert run.err == f"patchkeeper: warning: {waits}\n"
+    assert run.out.splitlines()[-1] == "not ok: 0 of 7 patches applied, 0 files drifted"
+    run = cli("status", "--target", str(target), "--json", cwd=down)
+    assert json.loads(run.out)["warnings"] == [waits]
+    assert cli("upgrade", "--abort", cwd=down).code == 0
+    assert cli("status", "--target", str(target), cwd=down).err == ""

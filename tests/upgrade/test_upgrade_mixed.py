@@ -102,6 +102,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
                 ".patchkeeper/evidence/port.json",
                 "patches/registry-ascend.patch",
                 "patches/sampler-tie.patch",
+                "patchkeeper-decisions.toml",  # the resolved patch's suggestion: carry
                 "pyproject.toml",
             ],
             "upgrade: port the series to 2.0",

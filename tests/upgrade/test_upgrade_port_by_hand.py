@@ -12,6 +12,10 @@ from upgrade_support import committed_files, git, make_checkout, resolve, subjec
 
 from helpers import Example
 
+#: What the port step commits here: the port by hand saved no evidence, so its result
+#: replaced none of decide's suggestions (the decisions file is not written).
+BY_HAND = [path for path in PORTED if path != "patchkeeper-decisions.toml"]
+
 
 def test_a_port_continued_by_hand_is_committed_by_the_upgrade(cli, example: Example) -> None:
     down = example.downstream
@@ -30,7 +34,7 @@ def test_a_port_continued_by_hand_is_committed_by_the_upgrade(cli, example: Exam
     assert (port["status"], port["summary"], port["files"]) == (
         "done",
         "the series was ported in an earlier run",
-        PORTED,
+        BY_HAND,
     )
     assert subjects(down, base) == [
         *AT_THE_STOP,
@@ -38,6 +42,6 @@ def test_a_port_continued_by_hand_is_committed_by_the_upgrade(cli, example: Exam
         "upgrade: write the audit record",
     ]
     # the port's evidence was committed when it stopped; the port by hand left it as it was
-    assert committed_files(down, "HEAD~1") == PORTED[1:]
+    assert committed_files(down, "HEAD~1") == BY_HAND[1:]
     assert committed_files(down, "HEAD") == RECORD
     assert git(down, "status", "--porcelain", "--untracked-files=all") == ""

@@ -251,3 +251,36 @@ def test_a_remembered_runtime_audit_of_a_file_that_does_not_parse_stops_the_upgr
         "audit cannot read this file's patches, and would act as if it had none\n"
     )
     assert not (plugin / ".patchkeeper" / "evidence" / "runtime-audit.json").exists()
+
+
+def test_status_while_a_runtime_only_upgrade_waits_names_its_next_step(cli, plugin: Path) -> None:
+    """A downstream of runtime patches alone has no series for ``status`` to show; while its
+    upgrade waits (here at the runtime audit, a patch file that does not parse), the next
+    step is the upgrade's. status named the runtime commands, as outside an upgrade."""
+    late = plugin / "upplug" / "patch" / "late.py"
+    late.write_text("import upup.sampler\n\n\ndef _sample(x:\n")
+    make_checkout(plugin)
+    run = cli("upgrade", "--to", "../upup-2.0", "--from", "../upup-1.0", cwd=plugin)
+    assert run.code == 2, run.err
+
+    run = cli("status", cwd=plugin)
+
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {plugin / 'pyproject.toml'}:12: status reads a patch series, "
+        "and this downstream has none (patches/series does not exist): it carries the runtime "
+        "patches of the package upplug\n"
+        "  hint: an upgrade to 2.0 is in progress here, stopped at its runtime audit step: "
+        "the next step is 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort' "
+        "to put the downstream back)\n"
+    )
+    # once the upgrade is through, status names the runtime commands again
+    late.write_text("import upup.sampler\n")
+    assert cli("upgrade", "--continue", cwd=plugin).code == 0
+    run = cli("status", cwd=plugin)
+    assert run.code == 2
+    assert run.err.endswith(
+        "  hint: the runtime commands read them: 'patchkeeper runtime inventory', "
+        "'patchkeeper runtime audit --to upup==VERSION'; if the downstream carries a series "
+        "as well, set 'series' in [tool.patchkeeper] to its file\n"
+    )

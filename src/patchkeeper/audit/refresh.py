@@ -31,15 +31,17 @@ context on the other side, found exactly once (:func:`_inserted_by_one_side`). T
 by exactly the patch's own removed and added lines (counted as multisets, trailing
 whitespace ignored): no line of the patch changed and no line of it is already there. A
 patch that creates, deletes or renames a file, or whose file is gone, is never judged here
-(nothing to place it on as it is); nor is one that adds a substantive line the new release's
-file has and the old pin's lacked (upstream added that code elsewhere in the file: the merge
-would add it twice, and whether upstream has the fix is for the other rules, or a person, to
-say); without the old pin, any substantive added line the file already has stops it. Two
-kinds of such line do not stop it, as they tell no code apart: an import statement (upstream
-imports the name for code of its own; the refreshed patch imports it a second time, which
-changes nothing, as Debian's maintainers refresh such patches) and a line the new release's
-file has more than once (a test's ``jwt.decode(token, key)`` that upstream's new tests
-repeat).
+(nothing to place it on as it is), but for a file renamed in a release that ends its lines
+in CRLF: that file is merged from its old path and written at its new one, as the line
+endings below are set aside for any other file; nor is one that adds a substantive line the
+new release's file has and the old pin's lacked (upstream added that code elsewhere in the
+file: the merge would add it twice, and whether upstream has the fix is for the other rules,
+or a person, to say); without the old pin, any substantive added line the file already has
+stops it. Two kinds of such line do not stop it, as they tell no code apart: an import
+statement (upstream imports the name for code of its own; the refreshed patch imports it a
+second time, which changes nothing, as Debian's maintainers refresh such patches) and a line
+the new release's file has more than once (a test's ``jwt.decode(token, key)`` that
+upstream's new tests repeat).
 
 Two differences that are not changes are set aside: a new release whose file ends its lines
 in CRLF where the patch's end in LF is merged in LF and written back in CRLF; in
@@ -84,11 +86,12 @@ class Refreshed:
     """A patch git's three-way merge places with its lines unchanged.
 
     Attributes:
-        files: path -> the new release's file with the patch merged in.
+        files: path -> the new release's file with the patch merged in (``None``: the
+            old path of a file the patch renames, which it leaves).
         text: the evidence in words (how many hunks in how many files).
     """
 
-    files: Mapping[str, FileState]
+    files: Mapping[str, FileState | None]
     text: str
 
 
@@ -590,6 +593,25 @@ def _crlf_only_upstream(new: FileState, diffs: Sequence[FileDiff]) -> bool:
     return bool(lines) and not any(line.endswith(b"\r\n") for line in lines)
 
 
+def _renamed_in_crlf(
+    new: FileState,
+    diffs: Sequence[FileDiff],
+    there: FileState | None,
+    before: Mapping[str, FileState | None] | None,
+    path: str,
+) -> bool:
+    """Whether the file ``diffs`` rename to ``path`` is refreshed as any other file: the new
+    release's file at its old path, ``new``, ends every line in CRLF and the patch's lines
+    end in LF (or it has none: the file moves as it is), so only the endings keep it from
+    applying; and neither release holds ``path`` already (``there`` on the new one)."""
+    if there is not None or (before is not None and before.get(path) is not None):
+        return False
+    if any(diff.hunks for diff in diffs):
+        return _crlf_only_upstream(new, diffs)
+    ends = [line for line in new.lines if line.endswith(b"\n")]
+    return bool(ends) and all(line.endswith(b"\r\n") for line in ends)
+
+
 def _lf_lines(lines: Sequence[bytes]) -> tuple[bytes, ...]:
     """``lines`` with their CRLF line endings read as LF."""
     return tuple(line[:-2] + b"\n" if line.endswith(b"\r\n") else line for line in lines)
@@ -694,26 +716,40 @@ def refreshed(
         theirs: each path on the new release with the earlier patches.
 
     Returns:
-        The merged files and the evidence, or ``None``: a file is deleted, renamed, gone on
-        either side or created; upstream added one of the patch's substantive added lines
-        to its file; a hunk lands nowhere; or the merged file's changes are not exactly the
-        patch's own lines.
+        The merged files and the evidence, or ``None``: a file is deleted, gone on either
+        side or created, or renamed other than in a CRLF release (:func:`_renamed_in_crlf`);
+        upstream added one of the patch's substantive added lines to its file; a hunk lands
+        nowhere; or the merged file's changes are not exactly the patch's own lines.
     """
     by_path: dict[str, list[FileDiff]] = {}
+    sources: dict[str, str] = {}  # per path written, the path it is read from
     for diff in patch.files:
-        if diff.new_path is None or diff.old_path is None or diff.is_rename:
+        if diff.new_path is None or diff.old_path is None:
+            return None
+        if sources.setdefault(diff.new_path, diff.old_path) != diff.old_path:
             return None
         by_path.setdefault(diff.new_path, []).append(diff)
-    merged: dict[str, FileState] = {}
+    renamed = {source for path, source in sources.items() if source != path}
+    if renamed & set(sources) or len(renamed) != sum(1 for p, s in sources.items() if s != p):
+        return None  # a renamed file written to again, or two renames of one file
+    merged: dict[str, FileState | None] = {}
     hows: set[str] = set()
     hunks = 0
     with tempfile.TemporaryDirectory(prefix="patchkeeper-refresh-") as scratch:
         for path, diffs in by_path.items():
-            new = theirs.get(path)
-            base = before.get(path) if before is not None else None
+            # a renamed file is merged as any other: read at its old path on both
+            # releases, written at its new one, which neither may hold already
+            source = sources[path]
+            new = theirs.get(source)
+            base = before.get(source) if before is not None else None
             ours = after.get(path) if after is not None else None
             if new is None or (before is not None and (base is None or ours is None)):
                 return None
+            if source != path and not _renamed_in_crlf(new, diffs, theirs.get(path), before, path):
+                return None
+            if source != path and not any(d.hunks for d in diffs):
+                merged[path], merged[source] = new, None  # renamed, its lines as they are
+                continue
             if _added_upstream(diffs, base, new):
                 return None
             crlf = _crlf_only_upstream(new, diffs)
@@ -752,8 +788,10 @@ def refreshed(
             if crlf:
                 result = FileState(tuple(_to_crlf(line) for line in result.lines), result.mode)
             merged[path] = result
+            if source != path:
+                merged[source] = None
             hunks += sum(len(d.hunks) for d in diffs)
-    files = len(merged)
+    files = len(by_path)
     ways = ", ".join(sorted(hows))
     text = (
         f"its {hunks} hunk{'s' if hunks != 1 else ''} ({files} file{'s' if files != 1 else ''})"

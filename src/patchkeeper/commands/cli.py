@@ -66,6 +66,12 @@ class Settings:
                 _refuse_unwritable(markdown)
         return self._config
 
+    @property
+    def loaded(self) -> Any:
+        """The configuration as loaded, before :meth:`config` checked that the command has
+        a series to read (``None`` until it was loaded)."""
+        return self._config
+
     @staticmethod
     def _require_series(config: Any) -> None:
         from patchkeeper.config import require_series
@@ -85,6 +91,13 @@ def config_of(ctx: click.Context) -> Any:
     settings = ctx.find_object(Settings)
     assert settings is not None
     return settings.config()
+
+
+def loaded_config(ctx: click.Context) -> Any:
+    """The configuration :func:`config_of` loaded, also when it then refused the command
+    (a downstream without the series the command reads); ``None`` when none was loaded."""
+    settings = ctx.find_object(Settings)
+    return settings.loaded if settings is not None else None
 
 
 #: Commands that read the series, and so need a configuration or the default series file:

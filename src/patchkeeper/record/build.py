@@ -24,7 +24,7 @@ from patchkeeper.errors import Finding
 from patchkeeper.record.decisions import Decisions
 from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
 from patchkeeper.record.patch_evidence import Item
-from patchkeeper.record.reconcile import Row, build_rows, record_findings
+from patchkeeper.record.reconcile import Pin, Row, build_rows, record_findings
 from patchkeeper.record.settings import ReportSettings
 from patchkeeper.record.sources import Source, directory_source, requirement_source
 from patchkeeper.record.stored_results import (
@@ -437,6 +437,18 @@ def live_origins(
 # --------------------------------------------------------------------------- the record
 
 
+def configured_pin(config: Config, judged: str | None) -> Pin:
+    """The pin the configuration records, the file (and table) it is written in, and
+    ``judged``, the release the evidence judged the series against."""
+    source = config.source
+    if source is None:
+        return Pin(config.pin, judged=judged)
+    where = source.name if source.parent == config.root else str(source)
+    if source.name == "pyproject.toml":
+        where = f"[tool.patchkeeper] in {where}"
+    return Pin(config.pin, where, judged)
+
+
 def build_record(
     config: Config,
     settings: ReportSettings,
@@ -455,7 +467,9 @@ def build_record(
     root = config.root
     path = decisions.path
     decisions_file = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
-    findings = record_findings(rows, set(evidence), path, decisions_file) + live_findings
+    pin = configured_pin(config, target_version)
+    findings = record_findings(rows, set(evidence), path, decisions_file, pin)
+    findings += live_findings
 
     from patchkeeper.record.evidence_store import EVIDENCE_DIR
 

@@ -14,6 +14,9 @@ evidence makes one, or a ``decide`` run too early would keep every suggestion ou
 A suggestion nobody reviewed about a patch a port has since taken out of the series (its
 verdict upstreamed or dropped) is replaced by the port's suggestion, *retire*: the patch is
 gone, and the suggestion made before the port would stand for a decision about nothing.
+So is a suggestion nobody reviewed to *update* a patch the port has since carried onto the
+new pin (merged, resolved by a person, or applied once its blocker was carried): by the
+port's evidence, *carry*; the update it asked for is done.
 Where the evidence suggests nothing (*look*), the decision is left empty
 for a person, and ``report --check`` fails until one is written.
 """
@@ -24,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from patchkeeper.config import Config, spelt_for
+from patchkeeper.constants import DecisionWord as Word
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.record import evidence_store as store
 from patchkeeper.record.decisions import (
@@ -108,7 +112,7 @@ def decide(config: Config) -> DecideResult:
             "first (or set evidence = true in [tool.patchkeeper.report])",
         )
     existing = load(settings.decisions_file)
-    replaced = _replace_gone(settings.decisions_file, existing, items, evidence, config.source)
+    replaced = _replace_stale(settings.decisions_file, existing, items, evidence, config.source)
     if replaced:
         existing = load(settings.decisions_file)
     new = [
@@ -133,9 +137,11 @@ def decide(config: Config) -> DecideResult:
     )
 
 
-def replace_gone(config: Config) -> list[Added]:
-    """After a port: write the port's suggestion (retire) over each suggestion nobody
-    reviewed about a patch the port took out of the series; what was replaced.
+def replace_stale(config: Config) -> list[Added]:
+    """After a port: write the port's suggestion over each suggestion nobody reviewed that
+    the port has since made stale: *retire* about a patch the port took out of the series,
+    *carry* about a patch suggested *update* that the port carried onto the new pin; what
+    was replaced.
 
     Raises:
         ConfigError: the decisions file is malformed.
@@ -145,10 +151,10 @@ def replace_gone(config: Config) -> list[Added]:
     if not path.is_file():
         return []
     evidence = store.load_all(config)
-    return _replace_gone(path, load(path), all_items(config, evidence), evidence, config.source)
+    return _replace_stale(path, load(path), all_items(config, evidence), evidence, config.source)
 
 
-def _replace_gone(
+def _replace_stale(
     path: Path,
     existing: Decisions,
     items: list[Item],
@@ -161,17 +167,35 @@ def _replace_gone(
     about a patch the series no longer holds and the port's evidence took out (upstreamed,
     dropped: retire); a person's notes are kept. Without it, the table of a patch dropped
     at the port's conflict names no patch of the series any more and ``report --check``
-    passes with nobody having decided it. Returns what was replaced, in file order."""
+    passes with nobody having decided it.
+
+    Also every suggestion nobody reviewed to *update* a patch the series still holds that
+    the port has carried onto the new pin since (its port verdict, not pending, suggests
+    *carry*: git's merge refreshed it, a person resolved its conflict, or it applied once
+    the patch that blocked it was carried): the update was the port's work, and is done;
+    the table then holds the suggestion its latest evidence, the port's, makes, as a
+    ``decide`` run after the port writes it. Returns what was replaced, in file order."""
     port = port_result(evidence)
     if port is None:
         return []
-    held = {item.key for item in items if item.kind == SERIES}
+    held = {item.key: item for item in items if item.kind == SERIES}
     gone = []
     for patch in port.patches:
         verdict = str(patch.verdict)
         table = existing.get(SERIES, patch.name)
         suggested = evidence_suggestion(verdict)
-        if patch.name in held or table is None or not table.line:
+        if table is None or not table.line:
+            continue
+        if patch.name in held:
+            now = held[patch.name]
+            if (
+                not patch.pending
+                and table.suggested
+                and table.decision == Word.UPDATE
+                and now.source == "port"
+                and now.suggested == Word.CARRY
+            ):
+                gone.append((table, now))
             continue
         if not table.suggested and (table.decision or table.reason or table.removal_condition):
             continue  # a person's decision
@@ -200,6 +224,10 @@ def _replace_gone(
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
         decision, comments = suggestion(item, source)
+        if item.present and table.removal_condition.strip() not in ("", item.condition):
+            # a condition a person wrote while the suggestion waited is theirs
+            decision = replace(decision, removal_condition=table.removal_condition)
+            comments = comments[:1]
         text = render_table(replace(decision, notes=table.notes), comments)
         lines[start:end] = text.splitlines(keepends=True)
     store.write_text(path, "".join(lines))

@@ -89,6 +89,58 @@ DROPPED_HINTS = {
     SERIES: "run patchkeeper retire {key} --at VERSION --why TEXT, or decide to keep it",
     RUNTIME: "take the entry out of the plugin's code, or decide to keep it",
 }
+#: A series patch decided retire while the configuration records the pin: ``retire`` takes
+#: the pin as the release the patch retired at, so no ``--at`` is asked for.
+RETIRE_AT_PIN_HINT = (
+    "run patchkeeper retire {key} --why TEXT (it records the pin, {pin}, from {where}, as "
+    "the release the patch retired at), or decide to keep it"
+)
+#: The same when the evidence judged the series against a release the pin has not moved to
+#: yet (an audit before the port): that release carries the patch, not the pin.
+RETIRE_AT_JUDGED_HINT = (
+    "run patchkeeper retire {key} --at {at} --why TEXT ({at}: the release the evidence "
+    "judged the series against; the pin in {where} is {pin}), or decide to keep it"
+)
+#: The same without a pin recorded: ``--at`` is asked for, and where the pin goes is named.
+RETIRE_WITHOUT_PIN_HINT = (
+    "run patchkeeper retire {key} --at VERSION --why TEXT, VERSION the upstream release that "
+    'carries it (no pin is recorded: set pin = "VERSION" in {where} and retire takes it), '
+    "or decide to keep it"
+)
+
+
+@dataclass(frozen=True)
+class Pin:
+    """What the project records of the release a retired patch retires at: the configured
+    pin (``version``, ``None`` when it sets none), where it is written in words
+    (``patchkeeper.toml``, ``[tool.patchkeeper] in pyproject.toml``), and ``judged``, the
+    release the audit or port evidence judged the series against (``None`` without it)."""
+
+    version: str | None = None
+    where: str = "patchkeeper.toml"
+    judged: str | None = None
+
+
+def dropped_hint(kind: str, key: str, pin: Pin) -> str:
+    """What to do about a patch or entry decided (or suggested) to go that is still there:
+    for a series patch, ``retire`` at the recorded pin (no ``--at``: ``retire`` takes it),
+    at the release the evidence judged when the pin is not there yet, or, with neither
+    recorded, with ``--at`` asked for and the file the pin goes in named.
+
+    >>> dropped_hint(SERIES, "a.patch", Pin("1.1", judged="1.1"))[:60]
+    'run patchkeeper retire a.patch --why TEXT (it records the pi'
+    """
+    if kind != SERIES:
+        return DROPPED_HINTS[RUNTIME]
+    if pin.version and pin.judged in (None, pin.version):
+        return RETIRE_AT_PIN_HINT.format(key=key, pin=pin.version, where=pin.where)
+    if pin.judged:
+        return RETIRE_AT_JUDGED_HINT.format(
+            key=key, at=pin.judged, pin=pin.version or "not set", where=pin.where
+        )
+    return RETIRE_WITHOUT_PIN_HINT.format(key=key, where=pin.where)
+
+
 GONE_HINTS = {
     SERIES: "decide retire if it was taken out on purpose, or put it back in the series",
     RUNTIME: "decide remove if it was taken out on purpose, or correct the key to where it is now",
@@ -263,11 +315,13 @@ def build_rows(
     return rows
 
 
-def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[RowFinding]:
+def row_findings(
+    row: Row, path: Path | None = None, shown: str = "", pin: Pin | None = None
+) -> list[RowFinding]:
     """The findings of one row (see the module docstring); ``path`` is the decisions file
     and ``shown`` how the record names it (a path relative to the downstream): each finding
     about a row with a table there has ``shown`` (else ``path``) and the table's line as its
-    place.
+    place. ``pin``: the configured pin, which the advice to retire a patch uses.
 
     A decision ``decide`` suggested and nobody reviewed (``"suggested: carry"``) is a
     finding of its own, naming the file, the line and the item: the record is not true
@@ -298,7 +352,7 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
                 row,
                 f"`{row.key}`",
                 f"{_decided(row)}, but it is still in {place}",
-                DROPPED_HINTS.get(row.kind, DROPPED_HINTS[RUNTIME]).format(key=row.key),
+                dropped_hint(row.kind, row.key, pin or Pin()),
             )
         )
     if item is not None and not item.present and decided in KEEPS_CHANGE:
@@ -349,12 +403,16 @@ def row_findings(row: Row, path: Path | None = None, shown: str = "") -> list[Ro
 
 
 def record_findings(
-    rows: list[Row], evidence_commands: set[str], path: Path | None = None, shown: str = ""
+    rows: list[Row],
+    evidence_commands: set[str],
+    path: Path | None = None,
+    shown: str = "",
+    pin: Pin | None = None,
 ) -> list[Finding]:
-    """Every row's findings (``path`` and ``shown``: the decisions file, see
-    :func:`row_findings`), then stale evidence: a series patch the ``audit``/``port``
-    evidence has no verdict for while that evidence exists."""
-    out = [found.finding for row in rows for found in row_findings(row, path, shown)]
+    """Every row's findings (``path``, ``shown`` and ``pin``: see :func:`row_findings`),
+    then stale evidence: a series patch the ``audit``/``port`` evidence has no verdict for
+    while that evidence exists."""
+    out = [found.finding for row in rows for found in row_findings(row, path, shown, pin)]
     series_evidence = evidence_commands & {"audit", "port"}
     if series_evidence:
         for row in rows:

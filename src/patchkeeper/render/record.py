@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from patchkeeper.constants import SUGGESTED_PREFIX
+from patchkeeper.constants import DecisionWord as Word
 from patchkeeper.errors import Finding
 from patchkeeper.record.results import Added, DecideResult, RecordResult, ReportResult
 from patchkeeper.render import markdown_renderer, text_renderer
@@ -60,12 +61,20 @@ def decide_text(result: DecideResult) -> str:
             f"filled {len(result.filled)} existing table(s) written before there was evidence:"
         )
         lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in result.filled]
-    if result.replaced:
+    gone = [f for f in result.replaced if f.decision != Word.CARRY]
+    carried = [f for f in result.replaced if f.decision == Word.CARRY]
+    if gone:
         lines.append(
-            f"replaced {plural(len(result.replaced), 'suggestion')} about patches the port took "
+            f"replaced {plural(len(gone), 'suggestion')} about patches the port took "
             "out of the series:"
         )
-        lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in result.replaced]
+        lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in gone]
+    if carried:
+        lines.append(
+            f"replaced {plural(len(carried), 'suggestion')} to update patches the port has "
+            "carried since:"
+        )
+        lines += [f"  {f.kind} {f.key}: {_suggested(f)} ({f.verdict})" for f in carried]
     suggested = sum(a.suggested for a in result.added + result.filled + result.replaced)
     if suggested:
         lines.append(

@@ -107,6 +107,15 @@ def left_for_a_person(result: UpgradeResult) -> list[str]:
         sections.append(("edits the port left to you", list(result.by_hand)))
     if result.verify:
         sections.append(("verify the result", list(result.verify)))
+    if result.rebase:
+        # the port moved the series; the user's branch of commits is still on the old tag
+        version = result.target_version or result.to
+        items = [
+            *result.rebase,
+            "  where git stops at a conflict, resolve it as the ported patch in the series "
+            "does (the port resolved the same lines), then 'git rebase --continue'",
+        ]
+        sections.append((f"bring your branch onto {version}", items))
     lines = []
     for number, (title, items) in enumerate(sections, 1):
         lines.append(f"{number}. {title}:")

@@ -133,6 +133,9 @@ class UpgradeResult:
         by_hand: the edits the port left to a person in the downstream's own files (an RPM
             spec's lines: :attr:`patchkeeper.port.results.PortResult.by_hand`).
         verify: the commands that check the result, in order.
+        rebase: the git commands that bring the user's branch onto the new release, when
+            the downstream is a branch of commits on the old pin's upstream tag (the port
+            moved the series, not the branch); empty otherwise.
         kept_files: ``--abort`` without ``--branch``: the files the steps done had
             changed, left as they wrote them (files they created are deleted).
     """
@@ -153,6 +156,7 @@ class UpgradeResult:
     suggestions: tuple[Suggestion, ...] = ()
     by_hand: tuple[str, ...] = ()
     verify: tuple[str, ...] = ()
+    rebase: tuple[str, ...] = ()
     kept_files: tuple[str, ...] = ()
     edited: tuple[Edited, ...] = ()
 

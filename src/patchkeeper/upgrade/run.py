@@ -61,7 +61,7 @@ from patchkeeper.port.workdir import (
     input_digests,
 )
 from patchkeeper.progress import note
-from patchkeeper.record.decide import replace_gone
+from patchkeeper.record.decide import replace_stale
 from patchkeeper.record.decisions import DROPS, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
@@ -874,8 +874,9 @@ def port_step(run: _Run) -> dict[str, Any]:
                 exc.hint = exc.hint.replace(f"port --{word}", f"upgrade --{word}")
         raise
     run.state.target_version = run.state.target_version or result.target_version
-    # a suggestion made before the port about a patch it took out is now the port's
-    if replace_gone(run.config):
+    # a suggestion made before the port about a patch it took out, or to update a patch
+    # it carried, is now the port's
+    if replace_stale(run.config):
         run.state.facts["suggestions"] = suggestions(run.config)
     stopped = result.stopped_at is not None and result.outcome == "stopped"
     counts = ", ".join(f"{n} {word}" for word, n in result.counts.items())
@@ -1062,6 +1063,7 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         suggestions=suggestions if done else (),
         by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
         verify=verify_commands(run) if done else (),
+        rebase=rebase_commands(run) if outcome == UpgradeOutcome.DONE else (),
         edited=tuple(
             Edited(tuple(e["files"]), e["before"], e.get("commit"), e.get("subject"))
             for e in state.facts.get("edited", [])
@@ -1148,6 +1150,48 @@ def _fetched_tree(run: _Run, to: str) -> str:
         return str(spec_tree(to, run.config, "the new upstream (--to)").root)
     except PatchkeeperError:
         return ""
+
+
+def rebase_commands(run: _Run) -> tuple[str, ...]:
+    """The git commands that bring the user's branch onto the new release, when the
+    downstream is a git branch of the user's commits on the old pin's upstream tag (as
+    ``init`` takes a checkout whose ``git describe`` finds a tag): the port moved the series,
+    and the branch is still on the old tag. ``git rebase --onto NEWTAG OLDTAG BRANCH``
+    replays every commit since the old tag (the user's, the downstream's files, the
+    upgrade's) onto the new one, ``git fetch`` first when the new tag is not in the
+    checkout. Empty when the port did not run to its end, or the checkout's history does
+    not hold the old pin's tag (a downstream that is not an upstream checkout)."""
+    from patchkeeper.ledger.settings import git_settings
+    from patchkeeper.record.evidence_store import load_all
+    from patchkeeper.record.stored_results import port_result
+    from patchkeeper.upstream import gitops
+
+    if run.state.steps.get(StepName.PORT, {}).get("status") != StepStatus.DONE:
+        return ()
+    try:
+        port = port_result(load_all(run.config))
+        if port is None or not port.source_version or not port.target_version:
+            return ()
+        form = git_settings(run.config).pin_tag
+        old, new = form.format(pin=port.source_version), form.format(pin=port.target_version)
+        if not gitops.has_revision(run.root, f"{old}^{{commit}}"):
+            return ()
+        under = gitops.call(["merge-base", "--is-ancestor", old, "HEAD"], run.root)
+        if under.returncode != 0:
+            return ()
+        current = gitops.call(["branch", "--show-current"], run.root)
+        fetched = gitops.has_revision(run.root, f"{new}^{{commit}}")
+    except PatchkeeperError:  # git missing, the evidence unreadable: nothing to offer
+        return ()
+    branch = run.state.branch or current.stdout.decode("utf-8", "surrogateescape").strip()
+    commands = []
+    if not fetched:
+        commands.append(
+            f"git fetch UPSTREAM tag {new}  # UPSTREAM: the remote with the upstream's tags; "
+            f"{new} is not in this checkout"
+        )
+    commands.append(f"git rebase --onto {new} {old} {branch}".rstrip())
+    return tuple(commands)
 
 
 def verify_commands(run: _Run) -> tuple[str, ...]:

@@ -193,6 +193,36 @@ def state_dir(root: Path) -> Path:
     return (root / done.stdout.decode("utf-8", "surrogateescape").strip()).resolve()
 
 
+def in_progress(root: Path) -> str | None:
+    """What a command run in the downstream ``root`` says of an upgrade in progress there,
+    naming its next step (``an upgrade to 2.0 is in progress here, stopped at its runtime
+    audit step: the next step is 'patchkeeper upgrade --continue' ...``), whether the
+    downstream carries a series, runtime patches or both; ``None`` when none is (or its
+    state cannot be read: ``upgrade --continue`` says why)."""
+    from patchkeeper.upgrade.results import STEPS, StepStatus
+
+    try:
+        state = UpgradeDir(state_dir(root)).load()
+    except UpgradeStateError:
+        return None
+    through = (StepStatus.DONE, StepStatus.SKIPPED)
+    waiting = next(
+        (str(s) for s in STEPS if state.steps.get(s, {}).get("status") not in through), None
+    )
+    if state.steps.get(waiting or "", {}).get("status") == StepStatus.STOPPED:
+        where = f"stopped at the {waiting}'s conflict"
+    elif waiting is not None:
+        where = f"stopped at its {waiting} step"
+    else:
+        where = "every step done, its end not recorded"
+    version = state.target_version or state.to
+    return (
+        f"an upgrade to {version} is in progress here, {where}: the next step is "
+        "'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort' to put the "
+        "downstream back)"
+    )
+
+
 def _write(path: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=1, ensure_ascii=False) + "\n"
     write_atomic(path, text.encode("utf-8", "surrogateescape"), parents=True)

@@ -1,0 +1,35 @@
+"""``decide`` after a port: a suggestion nobody reviewed to *update* a patch that the port
+has carried since (a conflict a person resolved, a patch git's merge refreshed) is stale,
+and becomes the port's *carry*; the port was the update."""
+
+from __future__ import annotations
+
+from helpers import Example, resolve
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+
+
+def test_decide_replaces_an_update_the_port_has_done(cli, example: Example) -> None:
+    down = example.downstream
+    to = ("--to", "../upstream/minihttp-1.1")
+    assert cli("audit", *to, "--save-evidence", cwd=down).code == 1
+    assert cli("decide", cwd=down).code == 0
+    assert cli("port", *to, "--in-place", "--save-evidence", cwd=down).code == 1
+    resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
+    assert cli("port", "--continue", "--save-evidence", cwd=down).code == 1
+
+    run = cli("decide", cwd=down)
+
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines() == [
+        f"{down / 'patchkeeper-decisions.toml'}: added 0, kept 7 existing",
+        "replaced 2 suggestions to update patches the port has carried since:",
+        "  series redirect-strip-proxy-auth.patch: suggested: carry (resolved)",
+        "  series headers-merge-order.patch: suggested: carry (merged)",
+        '2 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        "your own; report --check fails until then",
+    ]
+    # the patch the port stopped at next is still to update
+    text = (down / "patchkeeper-decisions.toml").read_text()
+    table = text[text.index('[series."redirect-strip-api-key.patch"]') :]
+    assert 'decision = "suggested: update"\n' in table
