@@ -36,6 +36,10 @@ class Outer:
         pass
 
 
+class Deep(Outer.Inner):
+    pass
+
+
 class Plain(object):
     pass
 """
@@ -89,6 +93,7 @@ def test_a_method_inherited_from_a_base_of_the_same_module_is_found(trees: Path)
             "fup.kv_spec.UniformSpecs.max_blocks",
             "fup.kv_spec.UniformSpecs.block_size",
             "fup.kv_spec.Outer.Inner.max_blocks",
+            "fup.kv_spec.Deep.max_blocks",
             "fup.kv_spec.Plain.max_blocks",
             "fup.kv_spec.UniformSpecs.width",
         )
@@ -98,6 +103,7 @@ def test_a_method_inherited_from_a_base_of_the_same_module_is_found(trees: Path)
         "fup.kv_spec.UniformSpecs.max_blocks": (FOUND, "Spec.max_blocks", ""),
         "fup.kv_spec.UniformSpecs.block_size": (FOUND, "Spec.block_size", ""),
         "fup.kv_spec.Outer.Inner.max_blocks": (FOUND, "Spec.max_blocks", ""),
+        "fup.kv_spec.Deep.max_blocks": (FOUND, "Spec.max_blocks", ""),
         "fup.kv_spec.Plain.max_blocks": (FOUND, "Plain", "max_blocks"),
         "fup.kv_spec.UniformSpecs.width": (FOUND, "UniformSpecs", "width"),
     }
