@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from patchkeeper.runtime.lookup.upstream_tree import Definition, UpstreamTree
+from patchkeeper.runtime.lookup.upstream_tree import Definition, ModuleSummary, UpstreamTree
 
 FOUND = "found"
 MOVED = "moved"
@@ -147,7 +147,7 @@ def _member(
         if definition.kind == "class":
             missing = ".".join(rest)
             for base in definition.bases:
-                split = _split(tree, base)
+                split = _split(tree, base) or _local_base(summary, module, base)
                 if split is None:
                     continue
                 base_module, base_parts = split
@@ -178,6 +178,17 @@ def _member(
             "", FOUND, module, qual, file, definition.line, definition, via, partial=".".join(rest)
         )
     return Resolution("", FOUND, module, qual, file, definition.line, definition, via)
+
+
+def _local_base(summary: ModuleSummary, module: str, base: str) -> tuple[str, list[str]] | None:
+    """Where a base a class names without an import is: a class its own module defines
+    (``class UniformTypeKVCacheSpecs(KVCacheSpec):`` beside ``class KVCacheSpec:``), written
+    as a bare name or a dotted one starting with such a name (a nested class); ``None``
+    otherwise (a builtin such as ``object``, or an expression)."""
+    first = base.split(".", 1)[0]
+    if not first.isidentifier() or first not in summary.definitions:
+        return None
+    return module, base.split(".")
 
 
 def _static(tree: UpstreamTree, target: str) -> Resolution | None:
