@@ -120,7 +120,7 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     series, patches, unreadable = load_series_tolerant(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(tree, patches, "the new upstream (--to)", OPTION_TO)
+    refuse_misplaced(tree, patches, "the new upstream (--to)", OPTION_TO, config.upstream)
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine, patches)
     refuse_changed_pin(tree, old, patches, config, "the new upstream (--to)")

@@ -76,6 +76,7 @@ from patchkeeper.audit.hunk_verdicts import (
 )
 from patchkeeper.audit.mentions import Mention, find_mentions, new_mentions, references
 from patchkeeper.audit.new_places import new_places, systematic_places
+from patchkeeper.audit.pin_space import pin_space_evidence
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
 from patchkeeper.audit.refresh import fuzzy_spot
 from patchkeeper.audit.regions import Region, hunk_region, region_text
@@ -2581,12 +2582,32 @@ def judge_unfinished(
         ctx,
     )
     verdict = _with_only_in_release(verdict, unpinned)
+    verdict = _with_pin_space(patch, verdict, ctx.pin)
     if verdict.verdict != UPSTREAMED:
         return verdict
     elsewhere = _fits_elsewhere(ws, patch, verdict)
     if not elsewhere:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+def _with_pin_space(patch: Patch, verdict: PatchVerdict, pin: TreeSearch | None) -> PatchVerdict:
+    """``verdict`` with the evidence of each hunk that white space at the ends of lines
+    keeps out told whether the patch or upstream changed it (:mod:`.pin_space`); the
+    verdict itself is not changed."""
+    if pin is None:
+        return verdict
+    failures = tuple(
+        replace(f, hunks=tuple(pin_space_evidence(patch, h, pin) for h in f.hunks))
+        for f in verdict.failures
+    )
+    hunks = tuple(
+        h if h.evidence is None else replace(h, evidence=pin_space_evidence(patch, h.evidence, pin))
+        for h in verdict.hunks
+    )
+    if failures == verdict.failures and hunks == verdict.hunks:
+        return verdict
+    return replace(verdict, failures=failures, hunks=hunks)
 
 
 def _only_in_release(ws: Workspace, patch: Patch, ctx: _Context) -> list[str]:

@@ -48,6 +48,7 @@ from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.headers import Headers, parse_headers
 from patchkeeper.series.model import ADDED, Patch, Series, SeriesEntry
 from patchkeeper.series.parse import (
+    compression,
     entry_file_exists,
     entry_problem,
     listed_patch,
@@ -449,8 +450,9 @@ def lint_patch(
     where = display_path(path, config.root)
     data = path.read_bytes()
     findings: list[Finding] = []
-    # A patch in UTF-16 has no header line to read either: its PK304 says why, once.
-    if wide_encoding(data) is None:
+    # A patch in UTF-16, or compressed, has no header line to read either: its PK304 says
+    # why, once.
+    if wide_encoding(data) is None and compression(data) is None:
         preamble, preamble_lines = read_preamble(path)
         headers = parse_headers(preamble)
         fallback = headers.fields[-1].end_line if headers.fields else max(preamble_lines, 1)

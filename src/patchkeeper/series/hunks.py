@@ -715,6 +715,12 @@ def plain_closest_match(
 ENDINGS_WORDS = "different line endings"
 #: How a hunk failure that only white space at the ends of lines causes begins.
 TRAILING_SPACE_WORDS = "the lines match but for white space at their ends"
+#: What such a failure says to do when nothing tells which side changed: a patch that went
+#: through a mail client or an editor lost its white space, or the file gained some.
+MANGLED_SPACE_ADVICE = (
+    " (a mail client or an editor stripped it); take the patch again from where it came from "
+    "(its git commit, the source package), or apply it with 'patch -l' and refresh it"
+)
 
 
 def trailing_space_mismatch(
@@ -757,11 +763,8 @@ def trailing_space_mismatch(
                 if len(window[first]) > len(pattern[first])
                 else "the patch's line ends in white space the file's lacks"
             )
-            return (
-                f"{TRAILING_SPACE_WORDS}: at line "
-                f"{start + first + 1}, {which} (a mail client or an editor stripped it); take "
-                "the patch again from where it came from (its git commit, the source "
-                "package), or apply it with 'patch -l' and refresh it"
+            return f"{TRAILING_SPACE_WORDS}: at line {start + first + 1}, {which}" + (
+                MANGLED_SPACE_ADVICE
             )
     return ""
 

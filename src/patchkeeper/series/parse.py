@@ -377,6 +377,87 @@ def refuse_wide_text(data: bytes, path: Path, what: str) -> None:
     )
 
 
+#: The magic numbers of the compressions quilt reads a series' patches in (``NAME.gz``,
+#: ``.bz2``, ``.xz``, ``.lzma``, ``.lz``, ``.zst``), with the command that writes each
+#: decompressed on standard output.
+_COMPRESSIONS = (
+    (b"\x1f\x8b", "gzip", "gunzip -c"),
+    (b"BZh", "bzip2", "bunzip2 -c"),
+    (b"\xfd7zXZ\x00", "xz", "unxz -c"),
+    (b"\x5d\x00\x00", "lzma", "unlzma -c"),
+    (b"LZIP", "lzip", "lzip -dc"),
+    (b"\x28\xb5\x2f\xfd", "zstd", "unzstd -c"),
+)
+
+#: The file name endings of those compressions.
+_COMPRESSED_SUFFIXES = (".gz", ".bz2", ".xz", ".lzma", ".lz", ".zst")
+
+
+def compression(data: bytes) -> tuple[str, str] | None:
+    """``(the compression, the command that decompresses it to standard output)`` when
+    ``data`` is compressed, else ``None``.
+
+    >>> import gzip
+    >>> compression(gzip.compress(b"--- a/f\\n")), compression(b"--- a/f\\n")
+    (('gzip', 'gunzip -c'), None)
+    """
+    for magic, kind, undo in _COMPRESSIONS:
+        if data.startswith(magic):
+            return kind, undo
+    return None
+
+
+def refuse_compressed(data: bytes, path: Path) -> None:
+    """Refuse a patch file that is compressed (quilt reads ``NAME.patch.gz`` and the like):
+    read as it is, none of its lines is a diff line, and it would pass for a patch that
+    holds no diff, applied as a no-op.
+
+    Raises:
+        PatchFormatError: naming ``path``, line 1, the compression and how to undo it.
+    """
+    found = compression(data)
+    if found is None:
+        return
+    kind, undo = found
+    name = path.name
+    if path.suffix in _COMPRESSED_SUFFIXES:
+        plain = path.stem
+        then = f"list {plain} in the series in its place"
+    else:
+        plain = f"{name}.plain"
+        then = f"move {plain} over {name}"
+    raise PatchFormatError(
+        f"the patch file is {kind}-compressed; patchkeeper reads plain patches",
+        path=path,
+        line=1,
+        hint=f"decompress it ({undo} {name} > {plain}), then {then}",
+    )
+
+
+#: git's diffstat summary (``git format-patch``, ``git diff --stat``): `` 2 files changed,
+#: 5 insertions(+), 1 deletion(-)``.
+_DIFFSTAT_SUMMARY = re.compile(
+    rb"^ \d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?\r?$"
+)
+
+
+def _cut_off(lines: list[bytes]) -> tuple[int, str] | None:
+    """Why a patch with no diff is no whole patch: ``(1-based line, what it says there)``
+    for a diffstat summary after the ``---`` line that ends a mail's message (the diff
+    should follow: the file was cut off) or for binary data (a NUL byte, which no header
+    holds); ``None`` for a patch that holds only a header, as ``quilt new`` writes it."""
+    separated = False
+    for index, line in enumerate(lines):
+        if b"\x00" in line:
+            return index + 1, "binary data (a NUL byte), which no patch header holds"
+        if line.rstrip(b"\r\n") == b"---":
+            separated = True
+        elif separated and _DIFFSTAT_SUMMARY.match(line):
+            summary = line.strip().decode("ascii")
+            return index + 1, f"the diffstat '{summary}', but no diff follows it"
+    return None
+
+
 def _first_diff_index(lines: list[bytes], path: Path) -> int:
     """Return the index of the first line of the first file diff (``len(lines)`` if none).
 
@@ -1187,6 +1268,16 @@ def _check_has_changes(
                     else ""
                 ),
             )
+        cut = _cut_off(lines)
+        if cut is not None:
+            line, said = cut
+            raise PatchFormatError(
+                f"the patch holds no diff, yet it has {said}: it is not a whole patch",
+                path=path,
+                line=line,
+                hint="take the patch again from where it came from (its git commit, the source "
+                "package), or regenerate it",
+            )
         if allow_empty:
             return
         what = "is empty" if not any(line.strip() for line in lines) else "holds no diff"
@@ -1236,6 +1327,7 @@ def parse_patch(
     from unidiff.errors import UnidiffParseError
 
     refuse_wide_text(data, path, "the patch")
+    refuse_compressed(data, path)
     lines = _restore_chopped_context(split_lines(data))
     start = _first_diff_index(lines, path)
     _check_hunk_numbers(lines, start, path)

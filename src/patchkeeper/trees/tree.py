@@ -910,17 +910,23 @@ def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | No
     )
 
 
-def refuse_misplaced(tree: Tree, patches: Sequence[Patch], what: str, option: str) -> None:
+def refuse_misplaced(
+    tree: Tree, patches: Sequence[Patch], what: str, option: str, upstream: str | None = None
+) -> None:
     """Refuse a directory (``what``: "the new upstream (--to)") that holds none of the files
     the series changes while they are all in another tree nearby: one level too deep
     (``--to jinja2-3.1.6/src``), or a directory of several unpacked releases. Judged against
     such a tree every patch's file is gone, and the audit would call patches upstreamed
-    ("docs/conf.py is gone upstream") and advise to retire them.
+    ("docs/conf.py is gone upstream") and advise to retire them. With ``upstream`` (the
+    configured project), such a directory is refused too when it is empty, or when its own
+    metadata (``PKG-INFO``, a checkout's ``pyproject.toml``) names another project: another
+    release's sdist given by mistake, which a release's file name or a requirement would
+    have been refused for.
 
     Raises:
         TargetError: naming the directory, with where the files are and what to pass
             (:func:`patchkeeper.trees.layout_hint.layout_hint`, ``option`` the option to
-            name: ``"--to"``).
+            name: ``"--to"``), or the project its metadata names.
     """
     from patchkeeper.trees.layout_hint import layout_hint
 
@@ -941,6 +947,39 @@ def refuse_misplaced(tree: Tree, patches: Sequence[Patch], what: str, option: st
             f"({len(paths)} file{'s' if len(paths) != 1 else ''})",
             path=tree.root,
             hint=hint.removeprefix("hint: "),
+        )
+    if upstream:
+        _refuse_other_project(tree, upstream, what, option, len(paths))
+
+
+def _refuse_other_project(tree: Tree, upstream: str, what: str, option: str, count: int) -> None:
+    """Refuse a directory that holds none of the ``count`` files the series changes and is
+    empty, or declares another project than ``upstream`` (:func:`refuse_misplaced`)."""
+    from patchkeeper.upstream.fetch import canonical_name
+
+    none = f"none of the {count} file{'s' if count != 1 else ''} the series changes"
+    label = tree.label
+    declared = label.name if isinstance(label, TargetLabel) else None
+    if declared and canonical_name(declared) != canonical_name(upstream):
+        version = label.version if isinstance(label, TargetLabel) else None
+        release = f"{declared} {version}" if version else declared
+        raise TargetError(
+            f"{what} is {release}, as its own metadata says, not {upstream}, the configured "
+            f"upstream, and it holds {none}",
+            path=tree.root,
+            hint=f"pass {option} a tree of {upstream} ({upstream}==VERSION fetches its "
+            "release), or fix 'upstream' in the configuration",
+        )
+    try:
+        empty = not any(tree.root.iterdir())
+    except OSError:
+        return
+    if empty:
+        raise TargetError(
+            f"{what} is an empty directory: it holds {none}",
+            path=tree.root,
+            hint=f"pass {option} the unpacked release of {upstream}, or {upstream}==VERSION, "
+            "which fetches it",
         )
 
 

@@ -14,9 +14,11 @@ entries are *not checked*, not each *missing*.
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +27,7 @@ from patchkeeper.errors import TargetError
 from patchkeeper.jsonable import ABSENT_WHEN_NONE
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import describe, unparsed
+from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, located_settings
 from patchkeeper.system.probes import ProbeWords, answer_after, probe_failed, run_probe
 
@@ -256,6 +259,60 @@ class LiveCheckRequest(PluginLocation):
     timeout: float = 120.0
 
 
+def literal_values(root: Path, entries: Iterable[PatchEntry]) -> dict[tuple[str, int], str]:
+    """Per ``(file, line)`` of an entry that puts an expression in its target, the source
+    of that expression when it is a literal (``EngineArgs._patched = True``, ``setattr(m,
+    "flag", 1)``): the value the live attribute holds once the patch ran, which no module
+    of the value's own can tell (a module's or a class's name can for other objects).
+
+    >>> import tempfile
+    >>> from dataclasses import replace
+    >>> from patchkeeper.runtime.model import Mechanism
+    >>> root = Path(tempfile.mkdtemp())
+    >>> _ = (root / "p.py").write_text("import m\\nm.A._done = True\\nm.B.f = m.g\\n")
+    >>> entry = PatchEntry("p.py", 2, "p", "<module>", "m.A._done", Mechanism.ASSIGNMENT)
+    >>> literal_values(root, [entry, replace(entry, line=3, target="m.B.f")])
+    {('p.py', 2): 'True'}
+    """
+    wanted: dict[str, set[int]] = {}
+    for entry in entries:
+        if entry.replacement == "<expr>" and entry.key is None:
+            wanted.setdefault(entry.file, set()).add(entry.line)
+    found: dict[tuple[str, int], str] = {}
+    for file, lines in wanted.items():
+        try:
+            tree = ast.parse((root / file).read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            continue  # an unreadable patch file is reported as such (``unread``)
+        for node in ast.walk(tree):
+            line = getattr(node, "lineno", None)
+            if line not in lines:
+                continue
+            value = _assigned(node)
+            if value is None:
+                continue
+            try:
+                ast.literal_eval(value)
+            except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                continue
+            found.setdefault((file, line), ast.unparse(value))
+    return found
+
+
+def _assigned(node: ast.AST) -> ast.expr | None:
+    """The value an assignment statement or a ``setattr(obj, name, value)`` call puts."""
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return node.value
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "setattr"
+        and len(node.args) == 3
+    ):
+        return node.args[2]
+    return None
+
+
 def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
     """Check the patches of the plugin ``request`` locates live in the environment of the
     interpreter ``request.python``, within ``request.timeout`` seconds.
@@ -269,6 +326,12 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
     settings = located_settings(config, request)
     python, timeout = request.python, request.timeout
     inventory = scan_plugin(settings).inventory
+    active = [
+        e
+        for e in inventory.entries
+        if e.activation is not None and e.activation.status.value == "active"
+    ]
+    values = literal_values(settings.root, active)
     asked = {
         "package": settings.package,
         "upstream_packages": list(settings.upstream_packages),
@@ -280,9 +343,9 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
                 "target": e.target,
                 "key": e.key,
                 "replacement": e.replacement,
+                "value": values.get((e.file, e.line)),
             }
-            for e in inventory.entries
-            if e.activation is not None and e.activation.status.value == "active"
+            for e in active
         ],
     }
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}

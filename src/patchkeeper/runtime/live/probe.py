@@ -14,12 +14,14 @@ the probe. An error is sent whole, with its full traceback.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import importlib.metadata
 import importlib.util
 import json
 import sys
 import traceback
+import types
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the probe runs on the audited environment's Python
@@ -79,12 +81,51 @@ def _lookup(dotted: str) -> tuple[object, Any]:
     return None, module
 
 
-def _replacement(spec: str) -> Any:
+def _replacement(spec: str) -> list[object]:
+    """What a live attribute holding the plugin's ``module:qualname`` is or wraps: the
+    object and those it wraps. An object a function makes when it runs (a wrapper defined
+    inside the function that installs it, ``mod:install.wrapper``) exists only in the
+    attribute it was put in: it is known by its code object, which every function that
+    ``def`` statement makes shares."""
     module, _, qual = spec.partition(":")
     obj: Any = importlib.import_module(module)
-    for part in qual.split("."):
+    parts = qual.split(".")
+    for index, part in enumerate(parts):
+        code = _get(obj, "__code__")
+        if isinstance(code, types.CodeType):
+            return [_local_code(code, parts[index:])]
         obj = _raw(obj, part)
-    return obj
+    return _unwrap(obj)
+
+
+def _local_code(code: types.CodeType, names: list[str]) -> types.CodeType:
+    """The code object of the function or class ``names`` (outermost first) defined inside
+    the function or class body whose code is ``code``."""
+    for name in names:
+        inner = [c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name]
+        if not inner:
+            raise LookupError(f"{code.co_name} defines no {name}")
+        code = inner[0]
+    return code
+
+
+def _is(live: object, expected: object) -> bool:
+    """Whether ``live`` is ``expected``, or a function made from it when it is code."""
+    return live is expected or (
+        isinstance(expected, types.CodeType) and _get(live, "__code__") is expected
+    )
+
+
+def _literal(entry: Json) -> tuple[bool, Any]:
+    """``(True, value)`` when the entry's plugin code assigns a literal (``X.flag = True``):
+    the value its attribute holds once the patch ran; else ``(False, None)``."""
+    text = entry.get("value")
+    if text is None:
+        return False, None
+    try:
+        return True, ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return False, None
 
 
 def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[object]] | None]:
@@ -117,22 +158,43 @@ def check_entry(entry: Json, plugin: str) -> tuple[Json, tuple[object, list[obje
     chain = _unwrap(live)
     if entry["replacement"].count(":") == 1 and "<" not in entry["replacement"]:
         try:
-            expected = _unwrap(_replacement(entry["replacement"]))
+            expected = _replacement(entry["replacement"])
         except Exception as exc:
             out.update(status="error", detail=f"replacement: {type(exc).__name__}: {exc}")
             return out, None
-        hit = any(a is b for a in chain for b in expected)
+        hit = any(_is(a, b) for a in chain for b in expected)
+        made = any(isinstance(b, types.CodeType) for b in expected)
+        # a function made inside another carries the names functools.wraps copied onto it
+        # (upstream's): it is named by the plugin's code it was made from
+        named = f"{_get(live, '__module__', '?')}.{_get(live, '__qualname__', type(live).__name__)}"
         out.update(
             status="replaced" if hit else "original",
-            detail=f"live {_get(live, '__module__', '?')}."
-            f"{_get(live, '__qualname__', type(live).__name__)}",
+            detail=f"live {entry['replacement']}, made when the function around it ran"
+            if hit and made
+            else f"live {named}",
         )
         return out, (live, chain)
-    modules = {_get(x, "__module__", "") or "" for x in chain}
+    known, value = _literal(entry)
+    if known:
+        same = type(live) is type(value) and live == value
+        out.update(
+            status="replaced" if same else "original",
+            detail=f"live value {live!r:.80}"
+            + ("" if same else f"; the plugin sets {value!r:.80}"),
+        )
+        return out, (live, chain)
+    modules = {_get(x, "__module__", "") or "" for x in chain} - {""}
+    if not modules:  # a plain value (a number, a string, None): it names no module
+        out.update(
+            status="error",
+            detail=f"live value {live!r:.80}: no module tells whether the plugin set it; "
+            "not checked, look by hand",
+        )
+        return out, None
     mine = any(m == plugin or m.startswith(plugin + ".") for m in modules)
     out.update(
         status="replaced" if mine else "original",
-        detail=f"live object from {', '.join(sorted(modules)) or '?'}",
+        detail=f"live object from {', '.join(sorted(modules))}",
     )
     return out, (live, chain)
 
