@@ -44,8 +44,19 @@ def usable_cores() -> int:
 
 def run_once(timeout: float) -> tuple[str, str, float]:
     """One run of the module: (``"pass"``, ``"hang"`` or ``"failure"``, its output, its
-    wall time in seconds)."""
+    wall time in seconds).
+
+    Each run has a temporary directory of its own for pytest's (``--basetemp``): in the
+    shared one (``/tmp/pytest-of-USER``) pytest deletes, as it exits, the old directories
+    other runs left there, and under load a tree of someone else's took longer than
+    ``--run-timeout``, so a run whose tests had all passed was counted a hang."""
+    with tempfile.TemporaryDirectory(prefix="bench-interrupt-") as base:
+        return _run_module(timeout, Path(base))
+
+
+def _run_module(timeout: float, base: Path) -> tuple[str, str, float]:
     command = [sys.executable, "-m", "pytest", MODULE, "-q", "-p", "no:cacheprovider"]
+    command += ["--basetemp", str(base / "pytest")]
     started = time.monotonic()
     process = subprocess.Popen(
         command,

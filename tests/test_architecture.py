@@ -56,6 +56,7 @@ RUNTIME_LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "patchkeeper.runtime.model",
             "patchkeeper.runtime.settings",
             "patchkeeper.runtime.parallel",
+            "patchkeeper.runtime.workers",
             "patchkeeper.runtime.gc_threshold",
         ),
     ),

@@ -134,7 +134,7 @@ INDEX = """Subject: name the index page
 def test_the_new_file_is_read_once_for_the_hunks_of_every_patch(tmp_path: Path) -> None:
     """Two patches fail in the same function of one file: the new release's file is read
     once (its functions and lines), and each hunk gets its own figures from it."""
-    regions._NEW_FILES.clear()
+    regions._new_file.cache_clear()
     old = {"pkg/fetch.py": FETCH_OLD}
     new = {"pkg/fetch.py": FETCH_REWRITTEN}
     patches = [("basename.patch", BASENAME), ("index.patch", INDEX)]
@@ -148,7 +148,8 @@ def test_the_new_file_is_read_once_for_the_hunks_of_every_patch(tmp_path: Path) 
         "7 of the 8 lines of `download` (pkg/fetch.py #1) changed, 1 of the hunk's 6 lines "
         "left there"
     )
-    assert [path for path, _content in regions._NEW_FILES] == ["pkg/fetch.py"]
+    read = regions._new_file.cache_info()
+    assert (read.misses, read.currsize) == (1, 1)  # made once, for the one file
 
 
 NET_OLD = """#include <stdlib.h>

@@ -16,7 +16,7 @@ from plugin_trees import pyproject
 from helpers import write_files
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
-from patchkeeper.runtime.judge.crosscheck import duplicates
+from patchkeeper.runtime.judge.crosscheck import conditions_met, duplicates, exclusive
 
 
 def _assign(target: str, name: str) -> str:
@@ -139,3 +139,25 @@ def test_a_patch_on_every_hardware_competes_with_both(
             "keep one",
         )
     ]
+
+
+def test_each_condition_is_negated_once_for_every_pair(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The conditions of the entries compared are read once each: the negation of a
+    condition's text is kept under that text, for every pair it is part of."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    write_files(tmp_path, FILES)
+    inventory = take_inventory(None, plugin=tmp_path, package="xplug")
+    forward = sorted(
+        (e for e in inventory.entries if e.target == "vllm.attention.Attention.forward"),
+        key=lambda e: e.file,
+    )
+    negations: dict[str, str] = {}
+    compact, standard = (conditions_met(e, negations) for e in forward)
+    assert negations == {
+        "not (profile().standard)": "profile().standard",
+        "profile().standard": "not (profile().standard)",
+    }
+    assert exclusive(compact, standard) and exclusive(standard, compact)
+    assert compact.pins == standard.pins == frozenset()

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from patchkeeper.errors import PatchkeeperError
 from patchkeeper.runtime import parallel
 
 
@@ -160,3 +161,37 @@ def test_an_error_in_the_block_stops_the_pool_without_waiting(two_cores) -> None
         assert parallel.start_records(square_and_pid, [1, 2, 3]) is not None
         raise KeyboardInterrupt
     assert parallel._SHARED is None and parallel._STARTED == []
+
+
+def fail_on_three(job: int) -> int:
+    if job == 3:
+        raise ValueError(f"job {job} failed")
+    return job
+
+
+def end_on_three(job: int) -> int:
+    if job == 3:
+        os._exit(7)  # as a worker killed for memory ends: without an answer
+    return job
+
+
+def test_an_error_in_a_worker_is_raised_here(two_cores) -> None:
+    with pytest.raises(ValueError) as raised:
+        list(parallel.map_forked(fail_on_three, [1, 2, 3, 4]))
+    assert str(raised.value) == "job 3 failed"
+    with pytest.raises(ValueError) as raised, parallel.shared_workers():
+        started = parallel.start_records(fail_on_three, [1, 2, 3, 4])
+        assert started is not None
+        list(started.results())
+    assert str(raised.value) == "job 3 failed"
+    assert parallel._SHARED is None
+
+
+def test_a_worker_that_ends_unexpectedly_is_reported(two_cores) -> None:
+    with pytest.raises(PatchkeeperError) as raised:
+        list(parallel.map_records(end_on_three, [1, 2, 3, 4]))
+    assert str(raised.value) == (
+        "a worker process ended unexpectedly (exit code 7)\n"
+        "  hint: run the command again; `taskset -c 0 patchkeeper ...` does the work in one"
+        " process"
+    )

@@ -1,14 +1,14 @@
 """Ctrl-C while a runtime step runs on every core: at whatever moment it comes (before the
 worker pool starts, while its workers are forked or start, during the work, while the pool
 stops), the parent alone takes it, stops the pool and ends as a Ctrl-C ends a command
-(exit 130), with no worker's traceback printed ("Process ForkPoolWorker-1:" above
-"patchkeeper: interrupted") and no process left in the command's process group.
+(exit 130), with no worker's traceback printed (a worker that took the Ctrl-C printed one
+above "patchkeeper: interrupted") and no process left in the command's process group.
 
 The moments are reached without timing: the product's test hook
 (``PATCHKEEPER_INTERRUPT_POOL``, :data:`patchkeeper.runtime.parallel.INTERRUPT_ENV`) sends
 SIGINT to the process group, as a terminal does, at the named stage. Two cases send it from
 the test at a fixed delay instead, at moments no stage names; they assert the same. One
-case delays the thread that stops the pool, as a loaded machine can.
+case delays the pool's dispatcher thread, as a loaded machine can.
 """
 
 from __future__ import annotations
@@ -139,25 +139,18 @@ def test_ctrl_c_at_each_stage_of_the_pool_ends_the_step(step: str, stage: str) -
     assert found == ("started\ninterrupted\n", "", 130, [])
 
 
-LATE_STOPPER = """
+LATE_DISPATCHER = """
 import signal, sys, time
-from patchkeeper.runtime import parallel
+from patchkeeper.runtime import parallel, workers
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
-started = parallel._pool
+dispatch = workers.Pool._dispatch
 
-def pool_stopped_late(workers):
-    pool = started(workers)
-    terminate = pool.terminate
+def dispatch_late(pool):
+    time.sleep(1.0)  # the dispatcher thread not run yet, as on a loaded machine
+    dispatch(pool)
 
-    def late():
-        time.sleep(1.0)  # the stopping thread not run yet, as on a loaded machine
-        terminate()
-
-    pool.terminate = late
-    return pool
-
-parallel._pool = pool_stopped_late
+workers.Pool._dispatch = dispatch_late
 try:
     list(parallel.map_records(abs, list(range(12)), minimum=1))
 except KeyboardInterrupt:
@@ -166,11 +159,13 @@ except KeyboardInterrupt:
 """
 
 
-def test_ctrl_c_while_the_stopping_thread_has_not_run_yet() -> None:
-    """A Ctrl-C during the stop kills the workers at once; the pool's worker handler must
-    not start new ones in their place before the stopping thread runs (they outlived the
-    command, and its exit waited for them)."""
-    found = _interrupted([sys.executable, "-c", LATE_STOPPER], {parallel.INTERRUPT_ENV: "stop"})
+def test_ctrl_c_before_the_dispatcher_thread_has_run() -> None:
+    """A Ctrl-C as the pool starts kills its workers before the thread that talks to them
+    has run: the pipes stay open until that thread has ended (it finds the pool stopped),
+    nothing is printed, no worker is left."""
+    found = _interrupted(
+        [sys.executable, "-c", LATE_DISPATCHER], {parallel.INTERRUPT_ENV: "forked"}
+    )
     assert found == ("interrupted\n", "", 130, [])
 
 

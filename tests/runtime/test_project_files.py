@@ -1,6 +1,7 @@
 """A plugin's project file that cannot be read (the file its entry points come from) is a
 ``project-file`` finding at its line, not silence (every patch then looked never imported)
-nor a crash (a ``dist-info`` file not UTF-8 raised ``UnicodeDecodeError``)."""
+nor a crash (a ``dist-info`` file or a ``setup.cfg`` not UTF-8 raised
+``UnicodeDecodeError``); each project file is read and parsed once for both."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from patchkeeper.runtime.syntax.parsing import PARSE_LOG_ENV
 
 # A plugin in the shape of a quantization plugin's: register() wraps an upstream method.
 PLUGIN = """from vllm.engine.arg_utils import EngineArgs
@@ -75,6 +78,12 @@ def _project_findings(cli, root: Path) -> tuple[int, list[tuple[str, int | None,
             "not a valid setup.cfg (section [metadata] appears twice)",
         ),
         (
+            "setup.cfg",
+            b"[options.entry_points]\nvllm.general_plugins =\n    q = qplug:register  # caf\xe9\n",
+            3,
+            "not UTF-8 (byte 0xe9)",
+        ),
+        (
             "setup.py",
             b"from setuptools import setup\n\nsetup(\n    name='qplug',\n"
             b"    entry_points={'vllm.general_plugins': ['q = qplug:register']}\n",
@@ -115,3 +124,24 @@ def test_other_distributions_of_a_site_packages_are_not_the_plugin_s(tmp_path: P
     assert [(e["target"], e["activation"]["status"]) for e in data["entries"]] == [
         ("vllm.engine.arg_utils.EngineArgs.create_model_config", "active")
     ]
+
+
+def test_a_setup_py_is_parsed_once_for_its_entry_points_and_its_check(
+    tmp_path: Path, cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    setup = (
+        b"from setuptools import setup\n\nsetup(\n    name='qplug',\n"
+        b"    entry_points={'vllm.general_plugins': ['q = qplug:register']},\n)\n"
+    )
+    root = _plugin(tmp_path / "plug", {"setup.py": setup})
+    log = tmp_path / "parsed.log"
+    monkeypatch.setenv(PARSE_LOG_ENV, str(log))
+    run = cli("runtime", "inventory", "--plugin", str(root), "--package", "qplug", "--json")
+    data = json.loads(run.out)
+    assert [(e["group"], e["value"]) for e in data["entry_points"]] == [
+        ("vllm.general_plugins", "qplug:register")
+    ]
+    assert [f for f in data["findings"] if f["code"] == "project-file"] == []
+    # the log itself, not read_parse_log (which gives each path once): a line a parse
+    parses = log.read_text(encoding="utf-8").splitlines()
+    assert [path for path in parses if path.endswith("setup.py")] == [f"{root}/setup.py"]

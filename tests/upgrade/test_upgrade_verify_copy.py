@@ -9,11 +9,14 @@ as written.
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 from upgrade_support import MODULE_NEW, MODULE_OLD, STOP_PATCH
 
 from helpers import make_tar, write_files
+from patchkeeper.upgrade.run import verify_commands
+from patchkeeper.upgrade.state import UpgradeState
 
 
 def test_the_verify_command_copies_the_fetched_release(
@@ -58,3 +61,29 @@ def test_the_verify_command_copies_the_fetched_release(
     shutil.copytree(fetched, copy)
     assert cli("apply", "--target", str(copy), cwd=down).code == 0
     assert cli("verify", "--target", str(copy), cwd=down).code == 0
+
+
+def test_the_verify_commands_are_made_of_the_state_alone() -> None:
+    """The tree to copy is the one the start found and kept in the state; a state written
+    before it was kept names none, and the command leaves the copy to a person."""
+    state = UpgradeState(
+        to="tinyserve==2.0",
+        source="1.0",
+        new_tree="/cache/trees/tinyserve 2.0",
+        steps={"port": {"status": "done"}, "runtime port": {"status": "done"}},
+    )
+    assert verify_commands(state) == (
+        "cp -R '/cache/trees/tinyserve 2.0' COPY && patchkeeper apply --target COPY && "
+        "patchkeeper verify --target COPY",
+        "patchkeeper lint",
+        "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the plugin "
+        "and tinyserve==2.0 installed",
+        "patchkeeper report --check",
+    )
+    older = replace(state, new_tree="", steps={"port": {"status": "stopped"}})
+    assert verify_commands(older) == (
+        "patchkeeper apply --target COPY && patchkeeper verify --target COPY"
+        "  # COPY: an unpacked tinyserve==2.0",
+        "patchkeeper lint",
+        "patchkeeper report --check",
+    )

@@ -21,13 +21,14 @@ module level) or in a file of another language has no figures. A function the ne
 longer defines is *gone*.
 
 What the new release's file tells (the functions it defines, each one's lines, the code it
-holds anywhere) is read once per file (:class:`_NewFile`, kept per content), not again for
-each failing hunk of each patch that edits it: a conflict's evidence reads it for every
-failing hunk, and many of them fall in the same few files.
+holds anywhere) is read once per file (:class:`_NewFile`, kept per content in a bounded
+cache), not again for each failing hunk of each patch that edits it: a conflict's evidence
+reads it for every failing hunk, and many of them fall in the same few files.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -241,21 +242,20 @@ class _NewFile:
         return Counter(text for line in lines if (text := substantive(line, language)) is not None)
 
 
-#: The :class:`_NewFile` of each new file read lately, by its path and the hash of its lines.
-_NEW_FILES: dict[tuple[str, int], _NewFile] = {}
+#: How many new files' readings :func:`_new_file` keeps. The files a series' failing hunks
+#: fall in are few, and the bound keeps a long-running process (the MCP server) from holding
+#: every file it ever read.
+NEW_FILES_KEPT = 256
 
 
-def _new_file(path: str, lines: Sequence[bytes], language: str) -> _NewFile:
-    """The :class:`_NewFile` of ``lines``, made once per content (the same file in the
-    workspace is read again for each failing hunk of each patch that edits it)."""
-    key = (path, hash(tuple(lines)))
-    cached = _NEW_FILES.get(key)
-    if cached is not None and (cached.lines is lines or cached.lines == lines):
-        return cached
-    if len(_NEW_FILES) > 256:
-        _NEW_FILES.clear()
-    made = _NEW_FILES[key] = _NewFile(lines, language)
-    return made
+@functools.lru_cache(maxsize=NEW_FILES_KEPT)
+def _new_file(lines: tuple[bytes, ...], language: str) -> _NewFile:
+    """The :class:`_NewFile` of ``lines``, made once per content: the same file of the
+    workspace is read again for each failing hunk of each patch that edits it, and no
+    object that outlives one patch's judgement reaches this module to own the readings.
+    The cache is keyed by the content itself, so a file the series changed since is
+    another entry, never a stale one; the least recently used is dropped first."""
+    return _NewFile(lines, language)
 
 
 def hunk_region(path: str, hunk: Hunk, pin: Sequence[bytes], new: Sequence[bytes]) -> Region | None:
@@ -282,7 +282,7 @@ def hunk_region(path: str, hunk: Hunk, pin: Sequence[bytes], new: Sequence[bytes
     pre = [text for text in pre if _take(held, text)]
     if not old or not pre:
         return None
-    release = _new_file(path, new, language)
+    release = _new_file(tuple(new), language)
     best: tuple[float, list[bytes], Counter[bytes]] | None = None
     for index in release.starts(name):
         function = release.function(index)

@@ -23,14 +23,19 @@ Workers are forked (the parent's modules are already imported, nothing to start)
 fewer than :data:`MIN_FILES` files, inside a worker (no pool of a pool) or when the system
 refuses a process, the work is done in the calling process: the results are the same.
 
+The pool is the project's own (:class:`patchkeeper.runtime.workers.Pool`), made of the
+public parts of :mod:`multiprocessing`, with no lock shared with a worker: killing the
+workers at any moment leaves nothing for the parent to wait for.
+
 Ctrl-C reaches only the parent, whenever it comes, and ends the command as any Ctrl-C does
 (``patchkeeper: interrupted``, exit 130) with no process left behind: the workers ignore
 SIGINT; the pool is started with SIGINT blocked, so a Ctrl-C during the start is raised once
 the pool exists and stops it; the parent waits for results in short slices
-(:data:`WAIT_SECONDS`), as a signal caught just before an untimed wait on a lock is not seen
-until the wait ends; and a pool is stopped by ``Pool.terminate()`` in a thread given
-:data:`STOP_SECONDS`, after which its workers are killed (``terminate()`` can wait for ever
-for a lock a worker held when it was killed).
+(:data:`~patchkeeper.runtime.workers.WAIT_SECONDS`), as a signal caught just before an
+untimed wait is not seen until the wait ends; a pool is stopped with SIGINT blocked, by
+killing its workers and reaping them; and the workers are daemonic processes, which
+:mod:`multiprocessing` ends when this process exits, should a second Ctrl-C land before a
+stop has begun.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
+
+from patchkeeper.runtime.workers import Batch, Pool, start_pool
 
 Job = TypeVar("Job")
 
@@ -54,12 +61,9 @@ MAX_WORKERS = 4
 #: already (nothing to start: sending a path and getting a record back costs less than
 #: parsing the file here).
 MIN_FILES_SHARED = 2
-#: How long the parent waits for a result before it looks for a Ctrl-C again (seconds): a
-#: SIGINT handled just before the wait began is raised at the latest this much later.
-WAIT_SECONDS = 0.1
-#: How long ``Pool.terminate()`` may take (seconds; about 0.1 is usual) before the parent
-#: kills the pool's workers itself and goes on.
-STOP_SECONDS = 2.0
+#: How many jobs of :func:`map_records` and :func:`start_records` a worker is sent at once
+#: (fewer messages; few enough that the jobs left at the end are shared out).
+RECORDS_A_TASK = 4
 #: Testing hook: at this stage of a pool's life, send SIGINT to the process group, as
 #: Ctrl-C in a terminal does: ``start`` (before the workers are forked), ``forked`` (the
 #: workers forked, SIGINT still blocked in the parent), ``worker`` (sent by each worker as
@@ -107,8 +111,7 @@ def _quiet() -> None:
     """A worker's start: no progress bar or note of its own (the parent reports progress
     as the results come in; two processes drawing on one terminal would garble it), no
     pool of its own, and Ctrl-C left to the parent (which stops the pool): a worker that
-    took it printed "Process ForkPoolWorker-1:" and its traceback under the parent's
-    "patchkeeper: interrupted"."""
+    took it printed its traceback under the parent's "patchkeeper: interrupted"."""
     global _IN_WORKER
     import signal
 
@@ -122,20 +125,18 @@ def _quiet() -> None:
     progress.set_sink(None)
 
 
-def _pool(workers: int) -> Any | None:
+def _pool(workers: int) -> Pool | None:
     """A pool of ``workers`` forked processes, or ``None`` when the system refuses to
     start them (a process limit, no memory: the work then runs in this process).
 
     SIGINT is blocked while the workers are forked, so a Ctrl-C that lands before a worker
     has run :func:`_quiet` waits, pending, until that worker ignores it (POSIX discards a
-    pending signal once it is ignored), and reaches this process once the pool exists. A
-    worker that took it in that window died holding the task queue's lock, and the parent's
-    ``Pool.terminate()`` then waited for that lock for ever; the pool's own threads start
-    with SIGINT blocked too, so Python delivers it to the main thread only. A Ctrl-C that
-    came during the start stops the new pool and is raised (``KeyboardInterrupt``) when
-    SIGINT is unblocked; one that came just before is raised before any process is forked.
+    pending signal once it is ignored; a worker that took it printed its traceback), and
+    reaches this process once the pool exists. The dispatcher thread starts with SIGINT
+    blocked too, so it goes to the main thread only. A Ctrl-C that came during the start
+    stops the new pool and is raised (``KeyboardInterrupt``) when SIGINT is unblocked; one
+    that came just before is raised before any process is forked.
     """
-    import multiprocessing
     import signal
 
     _interrupt_at("start")
@@ -145,9 +146,7 @@ def _pool(workers: int) -> Any | None:
         raise KeyboardInterrupt
     pool = None
     try:
-        pool = _quiet_handler_pool()(
-            workers, initializer=_quiet, context=multiprocessing.get_context("fork")
-        )
+        pool = start_pool(workers, _quiet)
         _interrupt_at("forked")
     except OSError:
         pass
@@ -158,28 +157,6 @@ def _pool(workers: int) -> Any | None:
                 _stop(pool)
             raise KeyboardInterrupt
     return pool
-
-
-def _quiet_handler_pool() -> Any:
-    """``multiprocessing.pool.Pool`` whose worker handler (the thread that replaces the
-    workers that end) wakes when a worker ends or the pool's state changes, not whenever a
-    result waits to be read.
-
-    The standard pool's handler also waits on the pipe the workers send their results
-    through; while a result lies there unread (the result thread waiting for the
-    interpreter lock this process's own work holds), that wait returns at once, and the
-    handler loops: it polls every worker and builds a new selector each time. In a cold
-    audit that spinning took about 0.2 s of CPU of the parent. The pool wakes the handler
-    through its notifier queue for every change that handler acts on (the pool closed or
-    stopped, its last task done) and a worker's end through that worker's sentinel, so
-    the results' pipe adds nothing the handler needs."""
-    from multiprocessing.pool import Pool
-
-    class QuietHandlerPool(Pool):
-        def _get_sentinels(self) -> list[Any]:
-            return [self._change_notifier._reader]  # type: ignore[attr-defined]
-
-    return QuietHandlerPool
 
 
 def _sigmask(how: int, signals: Any) -> tuple[Any, bool]:
@@ -202,113 +179,53 @@ def _sigmask(how: int, signals: Any) -> tuple[Any, bool]:
     return before, interrupted
 
 
-def _stop(pool: Any) -> None:
-    """Stop ``pool``: ``Pool.terminate()`` in a thread given :data:`STOP_SECONDS`; the
-    workers still running then, or at a Ctrl-C during the stop, are killed and reaped,
-    and the Ctrl-C is raised (``KeyboardInterrupt``) once they are.
-
-    ``terminate()`` can wait for ever: it kills busy workers, and one killed while sending
-    a result holds the result queue's lock, which the pool's task thread then waits for.
-    That thread is left waiting (a daemon thread: it does not keep the process alive);
-    no worker is left behind.
-
-    The pool's worker handler (a thread that starts a new worker for each one that ends)
-    is told to stop first, here, as ``terminate()`` does first: otherwise, when the
-    stopping thread had not run yet, it replaced the workers killed here, and the new
-    ones outlived the command (1 run in 60 of the interrupt tests under load).
-    """
+def _stop(pool: Pool) -> None:
+    """Stop ``pool`` (:meth:`Pool.terminate`) with SIGINT blocked: a Ctrl-C during the
+    stop does not cut it short (which left workers running), and is raised
+    (``KeyboardInterrupt``) once the workers are reaped. The stop takes milliseconds: the
+    workers are killed, not asked to finish."""
     import signal
-    import threading
-    from multiprocessing.pool import TERMINATE
 
-    # SIGINT is blocked but while waiting for the stopping thread: that thread starts
-    # with it blocked (a Ctrl-C goes to this one), and no Ctrl-C cuts the kills short.
     unblocked, interrupted = _sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    handler = pool._worker_handler
-    handler._state = TERMINATE
-    workers = list(pool._pool)  # the pool's worker processes (multiprocessing.Process)
-    stopper = threading.Thread(target=pool.terminate, name="patchkeeper-stop", daemon=True)
     try:
-        stopper.start()
-        if not interrupted:
-            _, interrupted = _sigmask(signal.SIG_SETMASK, unblocked)
-            try:
-                if not interrupted:
-                    _interrupt_at("stop")
-                    stopper.join(STOP_SECONDS)
-            except KeyboardInterrupt:
-                interrupted = True
-            finally:
-                _, again = _sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-                interrupted = interrupted or again
+        _interrupt_at("stop")
+        pool.terminate()
     finally:
-        if stopper.is_alive() or stopper.ident is None:
-            # terminate() not begun yet must not begin once the workers are killed (nor
-            # run at exit, as multiprocessing does with a pool not stopped): it waited for
-            # ever for the task queue's lock, which an idle worker holds while it waits
-            pool._terminate.cancel()
-            _kill(workers)
-            # a worker the handler was starting as it was told to stop, once it has ended
-            # (the killed workers' ends wake it)
-            handler.join(STOP_SECONDS)
-            _kill([process for process in pool._pool if process not in workers])
         _, again = _sigmask(signal.SIG_SETMASK, unblocked)
     if interrupted or again:
         raise KeyboardInterrupt
 
 
-def _kill(workers: list[Any]) -> None:
-    """Kill (SIGKILL) the ``workers`` (``multiprocessing.Process``) still running and
-    reap them, waiting at most :data:`STOP_SECONDS` for each."""
-    for process in workers:
-        if process.exitcode is None:
-            process.kill()
-    for process in workers:
-        process.join(STOP_SECONDS)
-
-
 def _each(
-    pool: Any, function: Callable[[Any], Any], jobs: Sequence[Any], chunk: int
+    pool: Pool, function: Callable[[Any], Any], jobs: Sequence[Any], chunk: int
 ) -> Iterator[Any]:
     """``function(job)`` for every job, in order, computed by ``pool``'s workers ``chunk``
-    jobs at a time (as ``pool.imap(function, jobs, chunk)``), each chunk waited for in
-    slices of :data:`WAIT_SECONDS`: Python handles a signal in the main thread and then
-    raises it, but a SIGINT handled just before an untimed wait began does not end that
-    wait (it lasted until the next result, or for ever); a timed wait ends, and the Ctrl-C
-    is raised then."""
-    work = [(function, jobs[start : start + chunk]) for start in range(0, len(jobs), chunk)]
-    # one job a time: an IMapIterator, with timed waits
-    return _waited(pool.imap(_chunk, work))
+    jobs at a time, each chunk waited for in slices of ``WAIT_SECONDS`` (:class:`Batch`): Python
+    handles a signal in the main thread and then raises it, but a SIGINT handled just
+    before an untimed wait began does not end that wait (it lasted until the next result,
+    or for ever); a timed wait ends, and the Ctrl-C is raised then."""
+    return _waited(pool.submit(function, _chunks(jobs, chunk)))
 
 
-def _waited(results: Any) -> Iterator[Any]:
-    """The items of the chunks an ``IMapIterator`` of :func:`_chunk` gives, each chunk
-    waited for in slices of :data:`WAIT_SECONDS` (see :func:`_each`)."""
-    import multiprocessing
+def _chunks(jobs: Sequence[Job], size: int) -> list[Sequence[Job]]:
+    """``jobs`` cut into chunks of ``size`` (the last one shorter), in order: one task each."""
+    return [jobs[start : start + size] for start in range(0, len(jobs), size)]
 
-    first = True
-    while True:
-        try:
-            items = results.next(timeout=WAIT_SECONDS)
-        except multiprocessing.TimeoutError:
-            continue
-        except StopIteration:
-            return
-        if first:
-            first = False
+
+def _waited(batch: Batch) -> Iterator[Any]:
+    """The results of ``batch``'s tasks, in order, each task waited for in slices of
+    ``WAIT_SECONDS`` (see :func:`_each`)."""
+    for index in range(batch.size):
+        results = batch.take(index)
+        if index == 0:
             _interrupt_at("result")
-        yield from items
-
-
-def _chunk(work: tuple[Callable[[Any], Any], Sequence[Any]]) -> list[Any]:
-    function, jobs = work
-    return [function(job) for job in jobs]
+        yield from results
 
 
 #: How many :func:`shared_workers` blocks are open (nested blocks share the outer one's pool).
 _SHARING = 0
 #: The pool of the open :func:`shared_workers` block, once a :func:`map_records` started it.
-_SHARED: Any | None = None
+_SHARED: Pool | None = None
 
 
 @contextlib.contextmanager
@@ -351,7 +268,7 @@ def _stop_shared() -> None:
             _stop(pool)
 
 
-def _shared_pool(workers: int) -> Any | None:
+def _shared_pool(workers: int) -> Pool | None:
     """The open :func:`shared_workers` block's pool (started now if none runs yet), or
     ``None`` when the system refuses a process."""
     global _SHARED
@@ -363,6 +280,18 @@ def _shared_pool(workers: int) -> Any | None:
 def _encoded(work: tuple[Callable[[Any], Any], Any]) -> bytes:
     function, job = work
     return marshal.dumps(function(job))
+
+
+def _largest_first(
+    function: Callable[[Job], Any], jobs: Sequence[Job], sizes: Sequence[int] | None
+) -> tuple[list[int], list[tuple[Callable[[Job], Any], Job]]]:
+    """The indexes of ``jobs`` largest first by ``sizes`` (as given without them), and
+    the work of each, ``(function, job)`` in that order: the largest files are handed out
+    first, so that no worker is left with a large one at the end."""
+    order = list(range(len(jobs)))
+    if sizes is not None:
+        order.sort(key=lambda index: -sizes[index])
+    return order, [(function, jobs[index]) for index in order]
 
 
 def map_records(
@@ -397,11 +326,9 @@ def map_records(
         if workers:
             pool = _shared_pool(workers) if shared else _pool(workers)
         if pool is not None:
-            order = list(range(len(jobs)))
-            if sizes is not None:
-                order.sort(key=lambda index: -sizes[index])
-            work = [(function, jobs[index]) for index in order]
-            for index, data in zip(order, _each(pool, _encoded, work, 4), strict=True):
+            order, work = _largest_first(function, jobs, sizes)
+            records = _each(pool, _encoded, work, RECORDS_A_TASK)
+            for index, data in zip(order, records, strict=True):
                 results[index] = data
     finally:
         if pool is not None and not shared:
@@ -419,17 +346,18 @@ class Started:
     marshal.dumps(function(job)))`` for every job, in the order of the jobs, once each has
     come back (waiting for them if need be)."""
 
-    def __init__(self, jobs: Sequence[Any], order: list[int], results: Any) -> None:
+    def __init__(self, jobs: Sequence[Any], order: list[int], batch: Batch) -> None:
         self.jobs = jobs
         self._order = order
-        self._results: Any = results
+        self._batch: Batch | None = batch
         self._data: dict[int, bytes] | None = None
 
     def wait(self) -> None:
-        """Wait until every job has come back (in slices of :data:`WAIT_SECONDS`)."""
+        """Wait until every job has come back (in slices of ``WAIT_SECONDS``)."""
         if self._data is None:
-            data = dict(zip(self._order, _waited(self._results), strict=True))
-            self._data, self._results = data, None
+            assert self._batch is not None, "dropped once its answers are taken"
+            data = dict(zip(self._order, _waited(self._batch), strict=True))
+            self._data, self._batch = data, None
             if self in _STARTED:
                 _STARTED.remove(self)
 
@@ -462,12 +390,8 @@ def start_records(
     pool = _shared_pool(workers) if workers else None
     if pool is None:
         return None
-    order = list(range(len(jobs)))
-    if sizes is not None:
-        order.sort(key=lambda index: -sizes[index])
-    work = [(function, jobs[index]) for index in order]
-    chunks = [(_encoded, work[start : start + 4]) for start in range(0, len(work), 4)]
-    started = Started(jobs, order, pool.imap(_chunk, chunks))
+    order, work = _largest_first(function, jobs, sizes)
+    started = Started(jobs, order, pool.submit(_encoded, _chunks(work, RECORDS_A_TASK)))
     _STARTED.append(started)
     return started
 
@@ -524,7 +448,7 @@ def map_forked(
             yield function(item)
 
 
-def _grouped(pool: Any, groups: Sequence[object]) -> Iterator[Any]:
+def _grouped(pool: Pool, groups: Sequence[object]) -> Iterator[Any]:
     """:func:`map_forked`'s results in the order of its items, the items of each key of
     ``groups`` computed together by one of ``pool``'s workers (the keys in the order of
     their first item, so that the results come back about as early as in item order)."""
@@ -532,7 +456,7 @@ def _grouped(pool: Any, groups: Sequence[object]) -> Iterator[Any]:
     for index, key in enumerate(groups):
         members.setdefault(key, []).append(index)
     tasks = list(members.values())
-    returned = _waited(pool.imap(_chunk, [(_run_task, task) for task in tasks]))
+    returned = _waited(pool.submit(_run_task, tasks))
     done: dict[int, Any] = {}
     following = 0
     for index, result in zip((i for task in tasks for i in task), returned, strict=True):

@@ -201,9 +201,9 @@ def _debian(root: Path) -> Pin:
             hint="pass --upstream NAME==VERSION with the release the series is cut against "
             "(and later --pristine DIR with the snapshot's tree, where it differs)",
         )
-    name, why = _debian_name(root, source)
+    name, why, watch = _debian_name(root, source)
     if name is None:
-        _unindexed_watch(root, source, version)
+        _unindexed_watch(root, watch, source, version)
         _cannot(
             root,
             f"debian/changelog gives the version {version}, but the source name {source} is "
@@ -254,22 +254,19 @@ def _other_repository(root: Path, name: str) -> str:
 WATCH_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+", re.IGNORECASE)
 
 
-def _unindexed_watch(root: Path, source: str, version: str) -> None:
-    """When no Python project was found and ``debian/watch`` watches a URL that names none
-    (a repository's tags page, a project's download page: :data:`WATCH_PROJECT` reads
+def _unindexed_watch(root: Path, watch: list[str], source: str, version: str) -> None:
+    """When no Python project was found and ``debian/watch`` (its lines ``watch``, as
+    :func:`_debian_name` read them; none when it cannot be read) watches a URL that names
+    none (a repository's tags page, a project's download page: :data:`WATCH_PROJECT` reads
     only a package index's), fail at the watch line's URL, so the user sees why the watch
     file named nothing and which option names the project instead. Returns when the file
-    has no URL line (or cannot be read).
+    has no URL line.
 
     Raises:
         PatchkeeperError: the watch line (its file and line), with ``--upstream`` to pass.
     """
     path = root / "debian" / "watch"
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return
-    for number, line in enumerate(lines, 1):
+    for number, line in enumerate(watch, 1):
         url = WATCH_URL.search(line)
         if url is None or line.lstrip().startswith("#"):
             continue
@@ -284,25 +281,28 @@ def _unindexed_watch(root: Path, source: str, version: str) -> None:
         )
 
 
-def _debian_name(root: Path, source: str) -> tuple[str | None, str]:
-    """The Python project of a Debian source package, and where it was read."""
+def _debian_name(root: Path, source: str) -> tuple[str | None, str, list[str]]:
+    """The Python project of a Debian source package, where it was read, and the lines of
+    its ``debian/watch`` when they were read (always when no project is found; none when
+    the file cannot be read), for :func:`_unindexed_watch` to say why they name none."""
     name, _ = declared_metadata(root)
     if name is not None:
-        return name, "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml"
+        return name, "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml", []
     try:
         watch = (root / "debian" / "watch").read_text(encoding="utf-8", errors="replace")
     except OSError:
         watch = ""
-    for line in watch.splitlines():
+    lines = watch.splitlines()
+    for line in lines:
         match = WATCH_PROJECT.search(line)
         if match and not line.lstrip().startswith("#"):
-            return match[1] or match[2], "debian/watch"
+            return match[1] or match[2], "debian/watch", lines
     if source.startswith("python-") and len(source) > len("python-"):
-        return source.removeprefix("python-"), f"the source name {source} (python-NAME)"
+        return source.removeprefix("python-"), f"the source name {source} (python-NAME)", lines
     try:
         control = (root / "debian" / "control").read_text(encoding="utf-8", errors="replace")
     except OSError:
         control = ""
     if re.search(rf"^Package:\s*python3-{re.escape(source)}\s*$", control, re.MULTILINE):
-        return source, f"the source name {source} (debian/control builds python3-{source})"
-    return None, ""
+        return source, f"the source name {source} (debian/control builds python3-{source})", lines
+    return None, "", lines

@@ -250,7 +250,7 @@ def _upgrade(
             hint="list the patches in the series file (one name a line), or configure the "
             "plugin in [tool.patchkeeper.runtime]",
         )
-    check_trees(config, state, series, runtime)
+    state.new_tree = check_trees(config, state, series, runtime)
     work.save(state)
     try:
         work.save_start(snapshot(config.root, [work.root, port_settings(config).work_dir]))
@@ -270,12 +270,16 @@ BEFORE_THE_FIRST_STEP = (
 )
 
 
-def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool) -> None:
+def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool) -> str:
     """Find (fetching into the cache) the trees of the old and the new pin the steps read,
     before anything is written: the state keeps ``--to`` and ``--from``, so a tree a step
     could not have (a mistyped directory, a release the package index does not hold) would
     leave an upgrade that ``--continue`` cannot finish, only ``--abort``. The steps then
     find the fetched trees in the cache.
+
+    Returns the directory of the new pin's tree the series steps read (``--to`` as given
+    when it is a directory, else where the release was unpacked; ``""`` without a series),
+    kept in the state for the command that verifies the result (:func:`verify_commands`).
 
     Raises:
         TargetError: a directory that does not exist, a file that is no release, or (for
@@ -285,8 +289,10 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
     from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, require_upstream
     from patchkeeper.runtime.settings import resolve_settings
 
+    new_tree = ""
     if series:
-        spec_tree(state.to, config, "the new upstream (--to)")
+        tree = spec_tree(state.to, config, "the new upstream (--to)")
+        new_tree = state.to if os.path.isdir(state.to) else str(tree.root)
         old_tree(config, state.source)
     if runtime:
         # the runtime steps read the upstream's packages from both: a release of another
@@ -294,6 +300,7 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
         packages = resolve_settings(config).upstream_packages
         require_upstream(state.to, packages, NEW_UPSTREAM)
         require_upstream(state.source, packages, "the old upstream (--from, or the configured pin)")
+    return new_tree
 
 
 def refuse_unversioned(to: Path) -> None:
@@ -1062,7 +1069,7 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         undecided=undecided if done else (),
         suggestions=suggestions if done else (),
         by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
-        verify=verify_commands(run) if done else (),
+        verify=verify_commands(state) if done else (),
         rebase=rebase_commands(run) if outcome == UpgradeOutcome.DONE else (),
         edited=tuple(
             Edited(tuple(e["files"]), e["before"], e.get("commit"), e.get("subject"))
@@ -1142,16 +1149,6 @@ def _series_conflict(run: _Run) -> Conflict:
     )
 
 
-def _fetched_tree(run: _Run, to: str) -> str:
-    """The directory the release ``to`` (``NAME==VERSION``, an sdist file) was unpacked in
-    for the steps, so the command that verifies the result copies it rather than leaving a
-    person to fetch and unpack it again; ``""`` when it cannot be found now."""
-    try:
-        return str(spec_tree(to, run.config, "the new upstream (--to)").root)
-    except PatchkeeperError:
-        return ""
-
-
 def rebase_commands(run: _Run) -> tuple[str, ...]:
     """The git commands that bring the user's branch onto the new release, when the
     downstream is a git branch of the user's commits on the old pin's upstream tag (as
@@ -1194,15 +1191,18 @@ def rebase_commands(run: _Run) -> tuple[str, ...]:
     return tuple(commands)
 
 
-def verify_commands(run: _Run) -> tuple[str, ...]:
+def verify_commands(state: UpgradeState) -> tuple[str, ...]:
     """The commands that check the upgraded downstream, in order: the new series applied
     to a copy of the new pin and verified, lint, the plugin's patches live in an
-    environment with the new pin, the record true."""
+    environment with the new pin, the record true. Made of the state alone (no file is
+    read): the copy is of the tree the start found (``state.new_tree``: the ``--to``
+    directory, or the release the steps fetched, so that nobody fetches and unpacks it
+    again), or left to a person for a state that names none."""
     commands = []
-    steps = run.state.steps
+    steps = state.steps
     if steps.get(StepName.PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
-        to = run.state.to
-        tree = to if os.path.isdir(to) else _fetched_tree(run, to)
+        to = state.to
+        tree = state.new_tree
         copy = f"cp -R {shlex.quote(tree)} COPY && " if tree else ""
         where = "" if copy else f"  # COPY: an unpacked {to}"
         commands.append(
@@ -1212,7 +1212,7 @@ def verify_commands(run: _Run) -> tuple[str, ...]:
     if steps.get(StepName.RUNTIME_PORT, {}).get("status") == StepStatus.DONE:
         commands.append(
             "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
-            f"plugin and {run.state.to} installed"
+            f"plugin and {state.to} installed"
         )
         if "patchkeeper lint" not in commands:  # the dependency files against the new pin
             commands.append("patchkeeper lint")

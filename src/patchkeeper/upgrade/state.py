@@ -70,6 +70,10 @@ class UpgradeState:
     base: str = ""
     base_commit: str = ""
     target_version: str | None = None
+    #: The directory of the new pin's tree the series steps read (``to`` itself when it is
+    #: a directory, else where the release was unpacked), found before the first step;
+    #: ``""`` without a series, or in a state written before it was kept.
+    new_tree: str = ""
     steps: dict[str, dict[str, Any]] = field(default_factory=dict)
     facts: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.loading import CONSOLE_SCRIPTS
@@ -30,7 +30,7 @@ from patchkeeper.runtime.model import EntryPoint
 from patchkeeper.runtime.settings import RuntimeSettings, wheel_root
 from patchkeeper.runtime.store.cache import file_state
 from patchkeeper.runtime.syntax.parsing import parse_file
-from patchkeeper.system.pyproject import project_table, source_dirs
+from patchkeeper.system.pyproject import source_dirs
 from patchkeeper.system.regular import is_special
 
 if sys.version_info >= (3, 11):
@@ -102,10 +102,13 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
         for path in sorted((root / settings.patch_directory).rglob("*.py"))
         if not is_special(path)  # a FIFO or socket named *.py is no module: reading it would hang
     )
-    declared = _entry_points(root, top)
+    # each project file read and parsed once, for both its entry points and its findings
+    listing = {base: project_files(base) for base in project_dirs(root)}
+    read = {path: _read_project_file(path) for paths in listing.values() for path in paths}
+    declared = _entry_points(root, top, listing, read)
     groups = {*settings.entry_point_groups, CONSOLE_SCRIPTS}
     return PluginLayout(
-        signature=_signature(settings, files, [p.path for p in patch_files]),
+        signature=_signature(settings, files, [p.path for p in patch_files], listing),
         patch_files=patch_files,
         package_files=files,
         entry_points=tuple(e for e in declared if e.group in settings.entry_point_groups),
@@ -119,7 +122,7 @@ def read_layout(settings: RuntimeSettings, folders: list[tuple[str, list[str]]])
             for e in declared
             if e.group not in groups and e.value.split(":")[0].split(".")[0] == top
         ),
-        project_problems=project_file_problems(root, top),
+        project_problems=project_file_problems(root, top, listing, read),
     )
 
 
@@ -172,13 +175,17 @@ def project_files(base: Path) -> list[Path]:
 
 
 def _signature(
-    settings: RuntimeSettings, files: Mapping[str, tuple[Path, bool]], patch_files: list[Path]
+    settings: RuntimeSettings,
+    files: Mapping[str, tuple[Path, bool]],
+    patch_files: list[Path],
+    listing: Mapping[Path, list[Path]],
 ) -> str:
     """:attr:`PluginLayout.signature`, the stat data being
-    :func:`patchkeeper.runtime.store.cache.file_state`'s."""
+    :func:`patchkeeper.runtime.store.cache.file_state`'s; ``listing``: the project files of
+    each of :func:`project_dirs`."""
     root = settings.root
     digest = hashlib.sha256(repr(settings).encode())
-    extra = [f for d in project_dirs(root) for f in project_files(d)]
+    extra = [f for paths in listing.values() for f in paths]
     if settings.ledger_file:
         extra.append(root / settings.ledger_file)
     listed = [found[0] for found in files.values()]
@@ -192,20 +199,30 @@ def _signature(
     return digest.hexdigest()
 
 
-def _entry_points(root: Path, top: str) -> tuple[EntryPoint, ...]:
+def _entry_points(
+    root: Path,
+    top: str,
+    listing: Mapping[Path, list[Path]],
+    read: Mapping[Path, ProjectFile | None],
+) -> tuple[EntryPoint, ...]:
     """Every entry point the plugin declares, of every group (see the module docstring):
     those of its first project file that declares any, else its installed package's (those
-    whose object is in the top-level package ``top``)."""
-    for base in project_dirs(root):
-        for reader in (_from_pyproject, _from_setup_cfg, _from_setup_py, _from_egg_info):
-            found = reader(base)
-            if found:
-                prefix = "" if base == root else "../"
-                return tuple(EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found)
-    for base in project_dirs(root):
+    whose object is in the top-level package ``top``). ``listing``: the project files of
+    each of :func:`project_dirs`; ``read``: each of them read (:func:`_read_project_file`)."""
+    for base, paths in listing.items():
+        found = (
+            _from_pyproject(read[base / "pyproject.toml"])
+            or _from_setup_cfg(read[base / "setup.cfg"])
+            or _from_setup_py(read[base / "setup.py"])
+            or _from_metadata(base, paths, ".egg-info", read)
+        )
+        if found:
+            prefix = "" if base == root else "../"
+            return tuple(EntryPoint(e.group, e.name, e.value, prefix + e.source) for e in found)
+    for base, paths in listing.items():
         installed = [
             e
-            for e in _from_metadata(base, "*.dist-info/entry_points.txt")
+            for e in _from_metadata(base, paths, ".dist-info", read)
             if e.value.split(":")[0].split(".")[0] == top
         ]
         if installed:
@@ -221,37 +238,44 @@ _PROJECT_HINT = (
 )
 
 
-def project_file_problems(root: Path, top: str) -> tuple[Finding, ...]:
+def project_file_problems(
+    root: Path,
+    top: str,
+    listing: Mapping[Path, list[Path]],
+    read: Mapping[Path, ProjectFile | None],
+) -> tuple[Finding, ...]:
     """A ``project-file`` finding for each of the plugin's project files (those
-    :func:`_entry_points` reads entry points from, in :func:`project_dirs`) that exists and
-    cannot be read: not UTF-8, not valid TOML, INI or Python. Such a file's entry points are
-    not read, so the plugin's loading would be traced without them (every patch never
-    imported) with nothing said; the finding names the file, the line when the parser gives
-    one, and what is wrong. A ``*.dist-info`` file counts only when it names the plugin's
-    top-level package ``top``: a ``site-packages`` given as ``--plugin`` holds every other
-    installed distribution's too, which are not the plugin's."""
+    :func:`_entry_points` reads entry points from: ``listing``, by folder of
+    :func:`project_dirs`; ``read``, each read by :func:`_read_project_file`) that exists
+    and cannot be read: not UTF-8, not valid TOML, INI or Python. Such a file's entry
+    points are not read, so the plugin's loading would be traced without them (every patch
+    never imported) with nothing said; the finding names the file, the line when the
+    parser gives one, and what is wrong. A ``*.dist-info`` file counts only when it names
+    the plugin's top-level package ``top``: a ``site-packages`` given as ``--plugin`` holds
+    every other installed distribution's too, which are not the plugin's."""
     out: list[Finding] = []
-    for base in project_dirs(root):
+    name_of_top = top.encode()
+    for base, paths in listing.items():
         prefix = "" if base == root else os.path.relpath(base, root) + "/"
-        files = [
-            f
-            for f in project_files(base)
-            if not f.parent.name.endswith(".dist-info") or _names(f, top)
-        ]
-        for path in files:
-            problem = _project_file_problem(path)
-            if problem is not None:
-                line, what = problem
-                name = prefix + path.relative_to(base).as_posix()
-                out.append(
-                    Finding(
-                        "project-file",
-                        name,
-                        line,
-                        f"{what}: its entry points are not read",
-                        _PROJECT_HINT,
-                    )
+        for path in paths:
+            found = read[path]
+            if found is None or found.problem is None:
+                continue
+            if path.parent.name.endswith(".dist-info") and (
+                found.data is None or name_of_top not in found.data
+            ):
+                continue  # another distribution's, or one that cannot tell
+            line, what = found.problem
+            name = prefix + path.relative_to(base).as_posix()
+            out.append(
+                Finding(
+                    "project-file",
+                    name,
+                    line,
+                    f"{what}: its entry points are not read",
+                    _PROJECT_HINT,
                 )
+            )
     return tuple(out)
 
 
@@ -271,50 +295,80 @@ def _ini_reason(exc: configparser.Error, text: str) -> str:
     return str(exc).splitlines()[0].rstrip(".")
 
 
-def _names(path: Path, top: str) -> bool:
-    """Whether the file ``path`` holds the package name ``top`` (as bytes, read or not)."""
-    try:
-        return top.encode() in path.read_bytes()
-    except OSError:
-        return False
+class ProjectFile(NamedTuple):
+    """A project file read once (:func:`_read_project_file`), for both its entry points
+    and its ``project-file`` finding."""
+
+    #: Its bytes; ``None`` when it cannot be read.
+    data: bytes | None
+    #: What the entry points are read from: the TOML document of a ``pyproject.toml``, the
+    #: ``ConfigParser`` of a ``setup.cfg``, the module of a ``setup.py``, the text of an
+    #: ``entry_points.txt``; ``None`` when it cannot be parsed.
+    parsed: Any
+    #: ``(line, what is wrong)`` when it cannot be read as its kind, else ``None``.
+    problem: tuple[int | None, str] | None
 
 
-def _project_file_problem(path: Path) -> tuple[int | None, str] | None:
-    """``(line, what is wrong)`` when the project file ``path`` exists and cannot be read as
-    its kind (by its name), else ``None``."""
+def _read_project_file(path: Path) -> ProjectFile | None:
+    """The project file ``path`` read and parsed as its kind (by its name); ``None`` when
+    there is no such file."""
     if not path.is_file():
         return None
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return None, f"cannot be read ({exc.strerror})"
+        return ProjectFile(None, None, (None, f"cannot be read ({exc.strerror})"))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return data[: exc.start].count(b"\n") + 1, f"not UTF-8 (byte 0x{data[exc.start]:02x})"
+        line = data[: exc.start].count(b"\n") + 1
+        # Python reads a setup.py's bytes (a coding line may declare another encoding)
+        module = _parsed_setup_py(path, data)[0] if path.name == "setup.py" else None
+        return ProjectFile(data, module, (line, f"not UTF-8 (byte 0x{data[exc.start]:02x})"))
+    parsed, problem = _parsed(path, data, text)
+    if "\r" in text and path.name in ("pyproject.toml", "setup.cfg"):
+        # the entry points are read as a text file reads, its line ends made "\n": a lone
+        # "\r" ends a line there, where the check of the file calls it an error
+        parsed = _parsed(path, data, text.replace("\r\n", "\n").replace("\r", "\n"))[0]
+    return ProjectFile(data, parsed, problem)
+
+
+def _parsed(path: Path, data: bytes, text: str) -> tuple[Any, tuple[int | None, str] | None]:
+    """The project file ``path`` (its bytes and its text) parsed as its kind, and ``(line,
+    what is wrong)`` when it cannot be (the parse is then ``None``)."""
     if path.name == "pyproject.toml":
         try:
-            tomllib.loads(text)
+            return tomllib.loads(text), None
         except tomllib.TOMLDecodeError as exc:
             # the message ends "(at line L, column C)" on every Python version
             at = re.search(r"\(at line (\d+), column \d+\)$", str(exc))
             reason = re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(exc))
-            return (int(at.group(1)) if at else None), f"not valid TOML ({reason})"
-    elif path.name == "setup.cfg":
+            return None, ((int(at.group(1)) if at else None), f"not valid TOML ({reason})")
+    if path.name == "setup.cfg":
+        parser = configparser.ConfigParser()
         try:
-            configparser.ConfigParser().read_string(text, str(path))
+            parser.read_string(text, str(path))
         except configparser.Error as exc:
             line = getattr(exc, "lineno", None)
             errors = getattr(exc, "errors", None)
             if line is None and errors:
                 line = errors[0][0]
-            return line, f"not a valid setup.cfg ({_ini_reason(exc, text)})"
-    elif path.name == "setup.py":
-        try:
-            parse_file(data, path)
-        except (SyntaxError, ValueError) as exc:
-            return getattr(exc, "lineno", None), f"not valid Python ({getattr(exc, 'msg', exc)})"
-    return None
+            return None, (line, f"not a valid setup.cfg ({_ini_reason(exc, text)})")
+        return parser, None
+    if path.name == "setup.py":
+        return _parsed_setup_py(path, data)
+    return text, None
+
+
+def _parsed_setup_py(path: Path, data: bytes) -> tuple[Any, tuple[int | None, str] | None]:
+    """The module a ``setup.py`` (its bytes) holds, or ``None`` and what is wrong."""
+    try:
+        return parse_file(data, path), None
+    except (SyntaxError, ValueError) as exc:
+        return None, (
+            getattr(exc, "lineno", None),
+            f"not valid Python ({getattr(exc, 'msg', exc)})",
+        )
 
 
 def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
@@ -324,8 +378,10 @@ def _parse_spec(group: str, line: str, source: str) -> EntryPoint | None:
     return EntryPoint(group.strip(), name.strip(), value.split("[")[0].strip(), source)
 
 
-def _from_pyproject(root: Path) -> list[EntryPoint]:
-    project = project_table(root)
+def _from_pyproject(read: ProjectFile | None) -> list[EntryPoint]:
+    document = read.parsed if read is not None else None
+    project = document.get("project") if isinstance(document, dict) else None
+    project = project if isinstance(project, dict) else {}
     declared = project.get("entry-points")
     table = dict(declared) if isinstance(declared, dict) else {}
     if isinstance(project.get("scripts"), dict):  # [project.scripts]: the console scripts
@@ -338,16 +394,9 @@ def _from_pyproject(root: Path) -> list[EntryPoint]:
     ]
 
 
-def _from_setup_cfg(root: Path) -> list[EntryPoint]:
-    path = root / "setup.cfg"
-    if not path.is_file():
-        return []
-    parser = configparser.ConfigParser()
-    try:
-        parser.read(path, encoding="utf-8")
-    except (configparser.Error, OSError):
-        return []
-    if not parser.has_section("options.entry_points"):
+def _from_setup_cfg(read: ProjectFile | None) -> list[EntryPoint]:
+    parser = read.parsed if read is not None else None
+    if parser is None or not parser.has_section("options.entry_points"):
         return []
     out = []
     for group, text in parser.items("options.entry_points"):
@@ -358,13 +407,9 @@ def _from_setup_cfg(root: Path) -> list[EntryPoint]:
     return out
 
 
-def _from_setup_py(root: Path) -> list[EntryPoint]:
-    path = root / "setup.py"
-    if not path.is_file():
-        return []
-    try:
-        tree = parse_file(path.read_bytes(), path)
-    except (SyntaxError, OSError):
+def _from_setup_py(read: ProjectFile | None) -> list[EntryPoint]:
+    tree = read.parsed if read is not None else None
+    if tree is None:
         return []
     out = []
     for node in ast.walk(tree):
@@ -382,26 +427,24 @@ def _from_setup_py(root: Path) -> list[EntryPoint]:
     return out
 
 
-def _from_egg_info(root: Path) -> list[EntryPoint]:
-    return _from_metadata(root, "*.egg-info/entry_points.txt")
-
-
-def _from_metadata(root: Path, pattern: str) -> list[EntryPoint]:
-    """The entry points of the ``entry_points.txt`` files matching ``pattern`` under
-    ``root`` (the INI-like format of the packaging specification's entry points file)."""
+def _from_metadata(
+    base: Path, paths: list[Path], suffix: str, read: Mapping[Path, ProjectFile | None]
+) -> list[EntryPoint]:
+    """The entry points of the ``entry_points.txt`` files of ``paths`` (project files of
+    the folder ``base``) in a folder named ``*suffix`` (``.egg-info``, ``.dist-info``), in
+    the INI-like format of the packaging specification's entry points file."""
     out = []
-    for path in sorted(root.glob(pattern)):
+    for path in paths:
+        found = read[path]
+        if not path.parent.name.endswith(suffix) or found is None or found.parsed is None:
+            continue  # not UTF-8: a project-file finding (project_file_problems)
         group = ""
-        try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            continue  # a project-file finding (project_file_problems)
-        for line in text.splitlines():
+        for line in found.parsed.splitlines():
             line = line.strip()
             if line.startswith("[") and line.endswith("]"):
                 group = line[1:-1]
             elif line and group:
-                spec = _parse_spec(group, line, path.relative_to(root).as_posix())
+                spec = _parse_spec(group, line, path.relative_to(base).as_posix())
                 if spec:
                     out.append(spec)
     return out

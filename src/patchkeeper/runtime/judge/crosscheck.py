@@ -25,6 +25,7 @@ import re
 from collections import defaultdict
 from dataclasses import astuple, dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.file_facts import FileFacts
@@ -61,8 +62,16 @@ def duplicates(entries: list[PatchEntry]) -> list[Finding]:
         if not entry.temporary:
             by_target[(entry.target, entry.key)].append(entry)
     out = []
+    negations: dict[str, str] = {}  # each condition's text parsed once, for every pair
     for (target, key), every in sorted(by_target.items(), key=lambda x: (x[0][0], x[0][1] or "")):
-        group = [e for e in every if any(o.file != e.file and not exclusive(e, o) for o in every)]
+        met = [conditions_met(e, negations) for e in every]
+        group = [
+            e
+            for e, mine in zip(every, met)
+            if any(
+                o.file != e.file and not exclusive(mine, theirs) for o, theirs in zip(every, met)
+            )
+        ]
         files = sorted({e.file for e in group})
         if len(files) < 2:
             continue
@@ -88,25 +97,49 @@ def duplicates(entries: list[PatchEntry]) -> list[Finding]:
 _PINNED = re.compile(r"""^\w*version_is\((["'])([^"']+)\1\)$""")
 
 
-def exclusive(one: PatchEntry, other: PatchEntry) -> bool:
-    """Whether ``one`` and ``other`` never run both, by the conditions their activations
-    met (:attr:`~patchkeeper.runtime.model.Activation.conditions`, on the chain the
-    activation search kept): one met an ``if``'s test and the other its negation (the
-    ``else``, or what follows an early exit) at the same place, or each met a pin on
-    another release (``vllm_version_is("0.28.0")``, ``vllm_version_is("0.29.0")``)."""
-    mine = one.activation.conditions if one.activation else ()
-    theirs = other.activation.conditions if other.activation else ()
-    places = {(c.file, c.line): c.text for c in mine}
-    for condition in theirs:
-        text = places.get((condition.file, condition.line))
+class Met(NamedTuple):
+    """The conditions a patch entry's activation met, as :func:`exclusive` compares them
+    (:func:`conditions_met`)."""
+
+    #: Each condition as ``(file, line, text, the text of its negation)``, in order.
+    conditions: tuple[tuple[str, int, str, str], ...]
+    #: ``(file, line) -> (text, negation)``, the last condition met at each place.
+    places: dict[tuple[str, int], tuple[str, str]]
+    #: The releases it is pinned to (``vllm_version_is("0.28.0")`` gives ``0.28.0``).
+    pins: frozenset[str]
+
+
+def conditions_met(entry: PatchEntry, negations: dict[str, str]) -> Met:
+    """The conditions ``entry``'s activation met (:attr:`~patchkeeper.runtime.model.
+    Activation.conditions`, on the chain the activation search kept), each negated once:
+    ``negations`` (``text -> negation``, filled here) is shared by every entry compared."""
+    found = entry.activation.conditions if entry.activation else ()
+    conditions = []
+    for condition in found:
+        text = condition.text
+        if text not in negations:
+            negations[text] = negated(text)
+        conditions.append((condition.file, condition.line, text, negations[text]))
+    return Met(
+        tuple(conditions),
+        {(file, line): (text, negation) for file, line, text, negation in conditions},
+        frozenset(m[2] for m in (_PINNED.match(c.text) for c in found) if m),
+    )
+
+
+def exclusive(one: Met, other: Met) -> bool:
+    """Whether two patch entries, by the conditions they met (:func:`conditions_met`),
+    never run both: one met an ``if``'s test and the other its negation (the ``else``, or
+    what follows an early exit) at the same place, or each met a pin on another release
+    (``vllm_version_is("0.28.0")``, ``vllm_version_is("0.29.0")``)."""
+    for file, line, text, negation in other.conditions:
+        mine = one.places.get((file, line))
+        if mine is None:
+            continue
         # an ``else`` is written ``not (TEST)``, or bare when the test is a ``not``
-        if text is not None and condition.text in (negated(text), f"not ({text})"):
+        if text in (mine[1], f"not ({mine[0]})") or mine[0] in (negation, f"not ({text})"):
             return True
-        if text is not None and text in (negated(condition.text), f"not ({condition.text})"):
-            return True
-    pins = {m[2] for m in (_PINNED.match(c.text) for c in mine) if m}
-    other_pins = {m[2] for m in (_PINNED.match(c.text) for c in theirs) if m}
-    return any(a != b for a in pins for b in other_pins)
+    return any(a != b for a in one.pins for b in other.pins)
 
 
 @dataclass(frozen=True)
