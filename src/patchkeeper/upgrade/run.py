@@ -941,6 +941,10 @@ def port_step(run: _Run) -> dict[str, Any]:
     if work.exists:
         action = "continue"
     elif record.get("inputs") and changed_inputs(record["inputs"]):
+        # finished by 'port --continue', which saved its result over the stop's evidence:
+        # the suggestions it made stale are the port's now, as when this step ran it
+        if replace_stale(run.config):
+            run.state.facts["suggestions"] = suggestions(run.config)
         return {
             "status": StepStatus.DONE,
             "summary": "the series was ported in an earlier run",
