@@ -61,9 +61,18 @@ def run(
     (:func:`patchkeeper.port.context.port_base`), and a ``--continue`` the ``--to`` and
     ``--from`` the port was started with, so that every run's evidence names both trees.
 
+    A ``--continue`` of a port whose stop is the saved evidence (a port started with
+    ``--save-evidence``, as ``upgrade`` starts it) saves its own result over it without
+    ``--save-evidence`` too (:func:`_stop_saved`): evidence left saying the port waits at
+    a conflict would keep the record telling that stop, and ``decide`` (and ``upgrade``)
+    suggesting an update of the patches the port has carried since. ``--no-save-evidence``
+    still keeps nothing.
+
     Raises: as :func:`patchkeeper.port.session.port_series`.
     """
     started = _started(config) if request.action == "continue" else None
+    if save_evidence is None and started is not None and _stop_saved(config, started):
+        save_evidence = True
     result = port_series(config, request)
     if request.action == "abort":
         return result
@@ -77,6 +86,26 @@ def run(
         line = [*line, OPTION_TO, started.new, OPTION_FROM, started.old]
     evidence_store.keep(config, "port", result, line, save_evidence)
     return result
+
+
+def _stop_saved(config: Config, started: PortState) -> bool:
+    """Whether the saved ``port`` evidence is this port's stop: a stopped port, at the
+    patch the port in progress waits at. Unreadable evidence is no stop (saving over it is
+    the flag's choice, as before)."""
+    from patchkeeper.errors import PatchkeeperError
+    from patchkeeper.port.finish import STOPPED
+    from patchkeeper.record.stored_results import port_result
+
+    try:
+        saved = port_result(evidence_store.load_all(config))
+    except PatchkeeperError:
+        return False
+    return (
+        saved is not None
+        and saved.outcome == STOPPED
+        and saved.stopped_at is not None
+        and saved.stopped_at == started.stopped
+    )
 
 
 def _started(config: Config) -> PortState | None:

@@ -27,7 +27,7 @@ class StepStatus(WordEnum):
     """Where one step is."""
 
     DONE = "done"  # ran to its end (in this run or an earlier one)
-    STOPPED = "stopped"  # the port stopped at a conflict
+    STOPPED = "stopped"  # the port, or a runtime port without a series, stopped at a conflict
     SKIPPED = "skipped"  # nothing to do: no series, or no runtime patches configured
     PENDING = "pending"  # not run yet
 
@@ -36,7 +36,7 @@ class UpgradeOutcome(WordEnum):
     """Where ``upgrade`` ended."""
 
     DONE = "done"  # every step done; the state directory removed
-    STOPPED = "stopped"  # the port waits for a conflict to be resolved
+    STOPPED = "stopped"  # a port (or runtime port) waits for a conflict to be resolved
     ABORTED = "aborted"  # ``--abort``: the branch and the work tree put back
 
 

@@ -6,6 +6,7 @@
    patch and entry the downstream has before the upgrade (a patch the port then retires
    keeps its table);
 4. ``runtime port``: the plugin's mechanical update written (``runtime port --write``);
+   without a series, a merge that left conflict markers stops it like the port's conflict;
 5. ``port``: the series carried to the new pin in place (``port --in-place``, its evidence
    saved); it stops at a conflict like ``git rebase``, and the run goes on with the steps
    after it, so the branch holds every step but the port;
@@ -55,8 +56,10 @@ from patchkeeper.port.request import PortRequest
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import (
     PortStateError,
+    UnresolvedError,
     WorkDir,
     changed_inputs,
+    first_marker,
     has_markers,
     input_digests,
 )
@@ -417,7 +420,7 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             record = run.state.steps.get(name, {})
             if not _to_run(run, name, record, port_ran):
                 continue
-            port_ran = port_ran or name == StepName.PORT
+            port_ran = port_ran or name in (StepName.PORT, StepName.RUNTIME_PORT)
             if not applies[name]:
                 run.state.steps[name] = {
                     "name": name,
@@ -448,8 +451,7 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             _leave_waiting(run)
             exc.hint = left_in_progress(exc.hint, name)
             raise
-    port = run.state.steps.get(StepName.PORT, {})
-    stopped = port.get("status") == StepStatus.STOPPED
+    stopped = _stopped_step(run) is not None
     if stopped:
         _leave_waiting(run)
     else:
@@ -457,6 +459,15 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
             run.work.remove()
     outcome = UpgradeOutcome.STOPPED if stopped else UpgradeOutcome.DONE
     return _result(run, action, outcome)
+
+
+def _stopped_step(run: _Run) -> str | None:
+    """The step that waits for a conflict to be resolved: the runtime port (markers left in
+    a plugin's file, without a series) or the port; ``None`` when neither does."""
+    for name in (StepName.RUNTIME_PORT, StepName.PORT):
+        if run.state.steps.get(name, {}).get("status") == StepStatus.STOPPED:
+            return str(name)
+    return None
 
 
 def _through(run: _Run, name: str) -> bool:
@@ -520,6 +531,11 @@ def _edits_by_hand(
         # says): what it wrote is the port's, and its step commits it
         ported = set(_port_writes(run, files, evidence=True))
         files = tuple(f for f in files if f not in ported)
+    if run.state.steps.get(StepName.RUNTIME_PORT, {}).get("status") == StepStatus.STOPPED:
+        # the resolution of the runtime port's markers is what that step left to finish:
+        # its step commits it, as the port's commit holds a resolved conflict
+        marked = set(_runtime_conflict_files(run))
+        files = tuple(f for f in files if f not in marked)
     if not files:
         return (), now
     after = cut_short[0] if cut_short else StepName.PORT
@@ -605,7 +621,7 @@ def _to_run(run: _Run, name: str, record: dict[str, Any], port_ran: bool) -> boo
     port was stopped is written again both when the port is through and when it stops at a
     later patch: the record always tells the port's present state, never an earlier stop."""
     status = record.get("status")
-    if name == StepName.PORT:
+    if name in (StepName.PORT, StepName.RUNTIME_PORT):
         return status != StepStatus.DONE and status != StepStatus.SKIPPED
     if status in (StepStatus.DONE, StepStatus.SKIPPED):
         port = run.state.steps.get(StepName.PORT, {}).get("status")
@@ -639,7 +655,8 @@ def _step(
         files = tuple(f for f in files if f not in edited or f in rewritten)
     files = tuple(sorted({*files, *record.pop("written", ())}))
     earlier = run.state.steps.get(name, {}).get("files", ())
-    if name == StepName.PORT and earlier:  # what a stopped port wrote (its evidence) counts
+    if name in (StepName.PORT, StepName.RUNTIME_PORT) and earlier:
+        # what a stopped port wrote (its evidence, the runtime port's merged copies) counts
         files = tuple(sorted({*files, *earlier}))
     subject, body = _message(run, name, record)
     # The commit and the record of it happen whole: a Ctrl-C between them left the commit
@@ -672,10 +689,10 @@ def _message(run: _Run, name: str, record: dict[str, Any]) -> tuple[str, str]:
         StepName.REPORT: "upgrade: write the audit record",
     }
     subject = subjects[StepName(name)]
-    if name == StepName.PORT and record.get("status") == StepStatus.STOPPED:
+    if record.get("status") == StepStatus.STOPPED:
         subject += " (stopped at a conflict)"
     if name == StepName.REPORT and record.get("before_port_done"):
-        subject += " (the port stopped)"
+        subject += f" (the {record.get('stopped_step') or StepName.PORT} stopped)"
     body = (
         f"{record.get('summary', '')}\n\nWritten by 'patchkeeper upgrade --to {run.state.to}' "
         f"(step {name})."
@@ -776,32 +793,116 @@ def _decide(run: _Run) -> dict[str, Any]:
 
 
 def _runtime_port(run: _Run) -> dict[str, Any]:
+    """``runtime port --write``; without a series it moves the pin too. Without a series a
+    merge that left conflict markers in a plugin's file stops the upgrade here, its state
+    kept, as the port stops at its conflict: the record is written with the markers in, and
+    ``--continue`` finishes the step once they are resolved (:func:`_finish_runtime_port`).
+    With a series the port goes on and moves the pin; the markers are listed to resolve."""
     from patchkeeper.runtime.port.results import CONFLICT
     from patchkeeper.runtime.port.runtime_port import RuntimePortRequest
     from patchkeeper.runtime.settings import resolve_settings
 
+    record = run.state.steps.get(StepName.RUNTIME_PORT, {})
+    if record.get("status") == StepStatus.STOPPED:
+        return _finish_runtime_port(run, record)
     request = RuntimePortRequest(old=run.state.source, new=run.state.to, write=True)
     result = run.steps.runtime_port(run.config, request)
     plugin = resolve_settings(run.config).root
-    run.state.facts["runtime_conflicts"] = [
-        {
-            "kind": "runtime",
-            "name": e.target,
-            "files": [_relative(run, plugin / e.file)],
-            "hint": f"{e.conflicts} conflict region(s) marked in the copy at line {e.line}: "
-            "keep what the plugin needs of both sides and remove the markers",
-        }
-        for e in result.entries
-        if e.action == CONFLICT
-    ]
+    series = has_series(run.config)
+    conflicts = []
+    for e in result.entries:
+        if e.action != CONFLICT:
+            continue
+        hint = f"{e.conflicts} conflict region(s) marked in the copy at line {e.line}"
+        if not series:  # the upgrade stops here: where the first marker is, what next
+            first = _first_marker(plugin / e.file)
+            hint += f" (the first marker at line {first})" if first else ""
+        hint += ": keep what the plugin needs of both sides and remove the markers"
+        conflicts.append(
+            {
+                "kind": "runtime",
+                "name": e.target,
+                "files": [_relative(run, plugin / e.file)],
+                "hint": hint if series else f"{hint}, {RUNTIME_THEN}",
+            }
+        )
+    run.state.facts["runtime_conflicts"] = conflicts
     left = sum(1 for e in result.entries if e.action != "nothing to do")
     summary = (
         f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
         f"{plural(len(result.files), 'file')} written"
     )
-    if not has_series(run.config):  # else the port moves the pin, with the series
+    marked = _runtime_conflict_files(run)
+    if not series and marked:
+        return {
+            "status": StepStatus.STOPPED,
+            "summary": f"{summary}; stopped at conflict markers in "
+            f"{', '.join(marked)}: the pin moves once they are resolved",
+            "exit_code": result.exit_code,
+            "ported": summary,
+        }
+    if not series:  # else the port moves the pin, with the series
         summary += f"; {move_pin(run.config, run.state.to, run.state.target_version)}"
     return {"status": StepStatus.DONE, "summary": summary, "exit_code": result.exit_code}
+
+
+#: What to do once the markers a runtime port stopped at are resolved.
+RUNTIME_THEN = "then run 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort')"
+
+
+def _runtime_conflict_files(run: _Run) -> list[str]:
+    """The plugin's files (relative to the downstream) the runtime port's merge left with
+    conflict markers, in the order of its entries, each once."""
+    found: dict[str, None] = {}
+    for conflict in run.state.facts.get("runtime_conflicts", []):
+        found.update(dict.fromkeys(conflict["files"]))
+    return list(found)
+
+
+def _first_marker(path: Path) -> int | None:
+    """The 1-based line of the first conflict marker in the file at ``path``; ``None`` when
+    it has none or is gone (a file deleted holds nothing of the merge)."""
+    from patchkeeper.series.engine import FileState
+
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    return first_marker(FileState.from_bytes(data, None))
+
+
+def _finish_runtime_port(run: _Run, record: dict[str, Any]) -> dict[str, Any]:
+    """Finish the runtime port that stopped at conflict markers: refuse while a file it
+    left them in still holds one, else move the pin (there is no series to move it) and
+    count the resolved files as the step's own.
+
+    Raises:
+        UnresolvedError: markers are left, naming each file and its first marker line.
+    """
+    files = _runtime_conflict_files(run)
+    left = [(name, line) for name in files if (line := _first_marker(run.root / name))]
+    hint = f"keep what the plugin needs of both sides and remove the markers, {RUNTIME_THEN}"
+    if len(left) == 1:
+        [(name, line)] = left
+        raise UnresolvedError(
+            "conflict markers are left in this file", path=run.root / name, line=line, hint=hint
+        )
+    if left:
+        raise UnresolvedError(
+            f"conflict markers are left in {plural(len(left), 'file')}: "
+            + ", ".join(f"{name}:{line}" for name, line in left),
+            path=run.root,
+            hint=hint,
+        )
+    run.state.facts["runtime_conflicts"] = []
+    moved = move_pin(run.config, run.state.to, run.state.target_version)
+    ported = record.get("ported") or record.get("summary", "")
+    return {
+        "status": StepStatus.DONE,
+        "summary": f"{ported}; conflict markers resolved in {', '.join(files)}; {moved}",
+        "exit_code": 0,
+        "written": files,
+    }
 
 
 def move_pin(config: Config, to: str, version: str | None) -> str:
@@ -847,6 +948,10 @@ def port_step(run: _Run) -> dict[str, Any]:
     if work.exists:
         action = "continue"
     elif record.get("inputs") and changed_inputs(record["inputs"]):
+        # finished by 'port --continue', which saved its result over the stop's evidence:
+        # the suggestions it made stale are the port's now, as when this step ran it
+        if replace_stale(run.config):
+            run.state.facts["suggestions"] = suggestions(run.config)
         return {
             "status": StepStatus.DONE,
             "summary": "the series was ported in an earlier run",
@@ -943,14 +1048,15 @@ def _port_inputs(config: Config) -> dict[str, str]:
 
 def _report(run: _Run) -> dict[str, Any]:
     result = run.steps.report(run.config)
-    port = run.state.steps.get(StepName.PORT, {}).get("status")
+    stopped = _stopped_step(run)
     written = ", ".join(_relative(run, p) for p in result.written)
     problems = len(result.findings)
     return {
         "status": StepStatus.DONE,
         "summary": f"wrote {written}: {problems} finding(s) in the record",
         "exit_code": result.exit_code,
-        "before_port_done": port == StepStatus.STOPPED,
+        "before_port_done": stopped is not None,
+        "stopped_step": stopped,
     }
 
 
@@ -1026,7 +1132,8 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
             )
         )
     conflicts = []
-    if outcome == UpgradeOutcome.STOPPED:
+    port = run.state.steps.get(StepName.PORT, {}).get("status")
+    if outcome == UpgradeOutcome.STOPPED and port == StepStatus.STOPPED:
         conflicts.append(_series_conflict(run))
     if outcome != UpgradeOutcome.ABORTED:
         conflicts += [
@@ -1209,7 +1316,7 @@ def verify_commands(state: UpgradeState) -> tuple[str, ...]:
             f"{copy}patchkeeper apply --target COPY && patchkeeper verify --target COPY{where}"
         )
         commands.append("patchkeeper lint")
-    if steps.get(StepName.RUNTIME_PORT, {}).get("status") == StepStatus.DONE:
+    if steps.get(StepName.RUNTIME_PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
         commands.append(
             "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
             f"plugin and {state.to} installed"
