@@ -205,3 +205,23 @@ def test_same_code_says_what_to_give_for_a_path_it_cannot_read(
             "(vllm/x.py::Cls.meth); relative paths start at the current directory",
         ],
     )
+
+
+def test_same_code_says_how_to_fix_a_file_that_is_not_utf8(tmp_path: Path, cli) -> None:
+    # Python's own message was "(unicode error) 'utf-8' codec can't decode byte 0xe9 in
+    # position 0: invalid continuation byte" at line 1, whatever line the byte is on
+    latin = tmp_path / "latin.py"
+    latin.write_bytes(b"def f():\n    return 'caf\xe9'\n")
+    other = tmp_path / "other.py"
+    other.write_text("def f():\n    return 1\n")
+    run = cli("runtime", "same-code", f"{latin}::f", f"{other}::f")
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {latin}:2: not valid Python: not UTF-8 (byte 0xe9) and no "
+            "coding line",
+            "  hint: save it as UTF-8, or declare its encoding on its first line "
+            "(# -*- coding: latin-1 -*-)",
+        ],
+    )

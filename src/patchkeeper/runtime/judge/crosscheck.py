@@ -30,7 +30,17 @@ from typing import NamedTuple
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.file_facts import FileFacts
 from patchkeeper.runtime.inventory.layout import PatchFile
-from patchkeeper.runtime.lookup.resolve import FOUND, resolve_all, target_modules
+from patchkeeper.runtime.judge.unparsed_upstream import (
+    UPSTREAM_UNPARSED,
+    unparsed_fact,
+    unparsed_fix,
+)
+from patchkeeper.runtime.lookup.resolve import (
+    FOUND,
+    resolve_all,
+    target_modules,
+    unparsed_module,
+)
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.store.cache import SummaryCache
@@ -211,12 +221,20 @@ def broken_references(
     new_tree.prefetch(target_modules(new_tree, wanted))  # parsed on every core
     new = resolve_all(new_tree, wanted, lambda _t: False)
     gone = [t for t in wanted if new[t].status != FOUND]
+    # a name in a module of the new tree that cannot be parsed is unknown there, not gone
+    unknown = {t: summary for t in gone if (summary := unparsed_module(new_tree, t)) is not None}
+    gone = [t for t in gone if t not in unknown]
     old = resolve_all(old_tree, gone, lambda _t: False)
     existed = [t for t in gone if old[t].status == FOUND and not old[t].partial]
     where = resolve_all(new_tree, existed)
     out = []
     seen: set[tuple[str, str, bool]] = set()  # a guarded use does not hide one that breaks
     for ref in references:
+        if ref.dotted in unknown and (ref.dotted, ref.file, False) not in seen:
+            seen.add((ref.dotted, ref.file, False))
+            fact = unparsed_fact(unknown[ref.dotted], "new", ref.dotted)
+            out.append(Finding(UPSTREAM_UNPARSED, ref.file, ref.line, fact, unparsed_fix()))
+            continue
         if ref.dotted not in where or (ref.dotted, ref.file, bool(ref.guard)) in seen:
             continue
         seen.add((ref.dotted, ref.file, bool(ref.guard)))

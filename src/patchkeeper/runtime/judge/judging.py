@@ -57,6 +57,7 @@ from patchkeeper.runtime.judge.restores import restores
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.judge.shared_copies import shared_updates
 from patchkeeper.runtime.judge.stale import stale_bindings
+from patchkeeper.runtime.judge.unparsed_upstream import unparsed_look
 from patchkeeper.runtime.judge.widened_tests import widened, widening
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
@@ -279,6 +280,12 @@ def judge_entries(
     # The line in a finally that puts upstream's object back goes with the swap it undoes.
     restored = restores([(a.entry, a.drift) for a in audited])
     audited = [replace(a, drift=d) for a, d in zip(audited, restored, strict=True)]
+    # A target in an upstream module Python cannot parse is unknown there, not gone: no
+    # rule above had the fact its decision rests on.
+    audited = [
+        replace(a, drift=unparsed_look(a.drift, a.entry.target, (a.old, a.new), trees))
+        for a in audited
+    ]
     # A setattr whose attribute name cannot be told has no entry to judge: the audit names
     # it among its findings (exit 1), as it does a patch file it cannot read.
     findings = duplicates(entries) + broken + list(unlisted(inventory))

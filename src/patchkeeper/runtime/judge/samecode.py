@@ -17,7 +17,7 @@ from typing import Any
 
 from patchkeeper.errors import PatchkeeperError, TargetError
 from patchkeeper.runtime.lookup.upstream_tree import strip_docstrings
-from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.parsing import parse_file, undecodable
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,15 @@ def _load(spec: str) -> tuple[ast.AST, str]:
             hint="give two Python files, or FILE::QUALNAME definitions (vllm/x.py::Cls.meth); "
             "relative paths start at the current directory",
         ) from None
+    not_utf8 = undecodable(source)
+    if not_utf8:
+        # "not UTF-8 (byte 0xe9) and no coding line: FIX (line N)": Python's own message
+        # names a byte offset and says nothing of the fix
+        what, _, rest = not_utf8.partition(": ")
+        fix, _, line = rest.rpartition(" (line ")
+        raise PatchkeeperError(
+            f"not valid Python: {what}", path=path, line=int(line.rstrip(")")), hint=fix
+        )
     try:
         tree = parse_file(source, path, filename=str(path))
     except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12

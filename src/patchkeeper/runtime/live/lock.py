@@ -35,6 +35,7 @@ from typing import Any
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed, unlisted
 from patchkeeper.runtime.judge.import_fallback import fallbacks
+from patchkeeper.runtime.judge.unparsed_upstream import unparsed_fix
 from patchkeeper.runtime.live.guard import LOCK_FORMAT, code_digest, definition_digest
 from patchkeeper.runtime.lookup.resolve import (
     FOUND,
@@ -43,6 +44,7 @@ from patchkeeper.runtime.lookup.resolve import (
     Resolution,
     defined_statically,
     resolve_all,
+    unparsed_module,
 )
 from patchkeeper.runtime.lookup.targets import upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
@@ -154,6 +156,16 @@ def build_lock(
         found = resolved[target]
         if found.status != FOUND and target in fallen_back:
             skipped.append((target, fallen_back[target]))
+            continue
+        unparsed = None
+        if found.status != FOUND or found.partial:
+            unparsed = unparsed_module(tree, target)
+        if unparsed is not None:
+            # its module's names are unknown, not absent: neither removed nor added
+            why = f"{unparsed.file} cannot be parsed at {version} ({unparsed.syntax_error})"
+            unguarded.append(
+                (target, f"{why}: whether it defines the name is unknown; {unparsed_fix()}")
+            )
             continue
         if found.status == MOVED:
             where = ", ".join(found.candidates)

@@ -267,6 +267,21 @@ def read_ahead(tree: UpstreamTree, targets: list[str]) -> None:
             return
 
 
+def unparsed_module(tree: UpstreamTree, target: str) -> ModuleSummary | None:
+    """The summary of the module the lookup of ``target`` starts in (the longest prefix
+    with a file) when Python could not parse it (:attr:`ModuleSummary.syntax_error`), else
+    ``None``. Such a module's names are unknown, not absent: a lookup that fails there
+    proves nothing about the target (a file of syntax newer than the running Python, or
+    one damaged)."""
+    if not tree.contains(target):
+        return None
+    split = _split(tree, target)
+    if split is None:
+        return None
+    summary = tree.summary(split[0])
+    return summary if summary is not None and summary.syntax_error else None
+
+
 def target_modules(tree: UpstreamTree, targets: Iterable[str]) -> list[str]:
     """The module each target's lookup starts in (the longest prefix with a file), once
     each: what :meth:`UpstreamTree.prefetch` can summarize ahead of :func:`resolve_all`."""

@@ -28,7 +28,7 @@ from patchkeeper.runtime.store.cache import (
 )
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import Binding, Table
-from patchkeeper.runtime.syntax.parsing import parse_file
+from patchkeeper.runtime.syntax.parsing import parse_file, undecodable
 
 if TYPE_CHECKING:
     from patchkeeper.errors import TargetError
@@ -61,6 +61,9 @@ class ModuleSummary:
     definitions: dict[str, Definition] = field(default_factory=dict)
     imports: dict[str, Binding] = field(default_factory=dict)
     star_imports: tuple[str, ...] = ()
+    #: Why the module could not be parsed, ending with ``(line N)`` (``"invalid syntax
+    #: (line 2)"``, ``"not UTF-8 (byte 0xff) and no coding line: ... (line 1)"``); ``""``
+    #: when it was. Its names are then unknown, not absent.
     syntax_error: str = ""
 
 
@@ -119,10 +122,14 @@ def summarize(
     where the file is, for the parse log (:mod:`~patchkeeper.runtime.syntax.parsing`; ``file``
     when not given)."""
     summary = ModuleSummary(module, file)
+    summary.syntax_error = undecodable(source)
+    if summary.syntax_error:
+        return summary
     try:
         tree = parse_file(source, file if path is None else path)
-    except (SyntaxError, ValueError) as exc:
-        summary.syntax_error = str(exc)
+    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12
+        line = getattr(exc, "lineno", None) or source[: source.find(b"\0")].count(b"\n") + 1
+        summary.syntax_error = f"{getattr(exc, 'msg', None) or exc} (line {line})"
         return summary
     table = names.scope_table(tree.body, {}, module, is_package)
     summary.imports = {k: v for k, v in table.items()}

@@ -209,7 +209,8 @@ def release_label(spec: str, root: Path) -> str:
 def release_version(spec: str, root: Path) -> str:
     """The upstream version a tree is: the pin of a requirement (``vllm==0.30.0``), else the
     ``Version:`` of the tree's ``PKG-INFO`` (an unpacked sdist), else the ``version = "X"``
-    line of its ``pyproject.toml``; ``""`` when unknown. A ``root`` that is the source folder
+    line of its ``pyproject.toml``, else the ``Version:`` of its one ``*.dist-info`` (an
+    unpacked wheel); ``""`` when unknown. A ``root`` that is the source folder
     of the tree (``waitress-3.0.1/src``, the src layout) is read through the tree's top,
     where those files are."""
     from patchkeeper.system.pyproject import source_dirs
@@ -232,4 +233,26 @@ def release_version(spec: str, root: Path) -> str:
         found = re.search(r'(?m)^version\s*=\s*["\']([^"\']+)["\']', text)
         if found:
             return found.group(1)
+    return _wheel_version(root)
+
+
+def _wheel_version(root: Path) -> str:
+    """The ``Version:`` of the one ``*.dist-info/METADATA`` directly under ``root`` (an
+    unpacked wheel: its release's version, which it carries in no ``PKG-INFO``); ``""``
+    when there is none or several (a ``site-packages``: whose would it be?)."""
+    try:
+        infos = [p for p in root.glob("*.dist-info") if (p / "METADATA").is_file()]
+    except OSError:
+        return ""
+    if len(infos) != 1:
+        return ""
+    try:
+        text = (infos[0] / "METADATA").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        if line.startswith("Version:"):
+            return line.split(":", 1)[1].strip()
     return ""
