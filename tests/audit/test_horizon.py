@@ -352,3 +352,39 @@ def test_horizon_says_when_the_series_misses_its_own_pin(cli, example: Example) 
     assert run.out.splitlines()[-1] == (
         "next pin: none (every release needs a patch ported by hand)"
     )
+
+
+def test_horizon_leaves_out_releases_older_than_the_pin(
+    cli, example: Example, monkeypatch, tmp_path
+) -> None:
+    """A range that also admits releases before the pin (``!=1.1``) audits the pin and the
+    releases after it; the older ones are neither fetched nor judged, and one line says how
+    many were left out and why (text and JSON)."""
+    monkeypatch.setenv("COLUMNS", "200")
+    releases = tmp_path / "rel"
+    for version in ("1.0", "1.1", "1.2"):
+        name = f"minihttp-{version}"
+        shutil.copytree(example.root / "upstream" / name, releases / name)
+    for version in ("0.8", "0.9"):
+        shutil.copytree(
+            example.root / "upstream" / "minihttp-1.0", releases / f"minihttp-{version}"
+        )
+    note = (
+        "left out 2 releases older than the pin 1.0: an upgrade audit is of the pin and later"
+        " releases (to audit older ones, pass a range below the pin, such as 'minihttp<1.0')"
+    )
+    run = cli("audit", "--to", "minihttp!=1.1", "--releases", str(releases),
+              cwd=example.downstream)  # fmt: skip
+    assert run.code == 1
+    assert run.out.splitlines()[1:3] == ["releases in minihttp!=1.1: 1.0, 1.2", note]
+    run = cli("audit", "--to", "minihttp!=1.1", "--releases", str(releases), "--json",
+              cwd=example.downstream)  # fmt: skip
+    data = json.loads(run.out)
+    assert [r["version"] for r in data["releases"]] == ["1.0", "1.2"]
+    assert (data["left_out"], data["left_out_note"]) == (2, note)
+    # a range wholly below the pin asks for those releases: none is left out
+    run = cli("audit", "--to", "minihttp<1.0", "--releases", str(releases), "--json",
+              cwd=example.downstream)  # fmt: skip
+    data = json.loads(run.out)
+    assert [r["version"] for r in data["releases"]] == ["0.8", "0.9"]
+    assert (data["left_out"], data["left_out_note"]) == (0, None)

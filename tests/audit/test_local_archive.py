@@ -175,3 +175,113 @@ def test_an_older_sdists_ending_is_a_release_too(cli, example: Example) -> None:
         "older sdist's .zip, .tar.bz2, .tgz) or wheel's (NAME-VERSION-TAGS.whl), so it names no "
         "release",
     )
+
+
+def _tree_members(tree: Path, top: str) -> list[tuple[str, bytes]]:
+    """``(name in the archive, bytes)`` of every file of ``tree``, sorted, under ``top``."""
+    return [
+        (f"{top}/{f.relative_to(tree).as_posix()}", f.read_bytes())
+        for f in sorted(tree.rglob("*"))
+        if f.is_file()
+    ]
+
+
+def _archive(example: Example, ending: str) -> Path:
+    """The release 1.1 as a file of ``ending``, its members' dates and owners fixed (so the
+    tar's bytes, and the checksums of its compressed forms, are the same at every run); a
+    zip's members are stored, not compressed, so a damaged byte is a member's own."""
+    import io
+    import zipfile
+
+    path = example.root / f"minihttp-1.1{ending}"
+    if ending.endswith((".zip", ".whl")):
+        top = "minihttp-1.1" if ending == ".zip" else "minihttp"
+        with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+            for name, data in _tree_members(example.new, top):
+                zf.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data)
+        return path
+    mode = {".tar.gz": "w:gz", ".tar.bz2": "w:bz2", ".tar.xz": "w:xz"}[ending]
+    with tarfile.open(path, mode) as archive:
+        for name, data in _tree_members(example.new, "minihttp-1.1"):
+            info = tarfile.TarInfo(name)
+            info.size, info.mtime, info.mode = len(data), 0, 0o644
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
+#: The one-line reason for each archive kind, cut to half its length and replaced by a page
+#: of text (what a proxy or a failed download leaves in the file's place).
+CUT = {
+    ".tar.gz": "Compressed file ended before the end-of-stream marker was reached",
+    ".tar.bz2": "it is not a bzip2-compressed tar file, or it is cut short",
+    ".tar.xz": "Compressed file ended before the end-of-stream marker was reached",
+    ".zip": "it is not a zip file, or it is cut short",
+    ".whl": "it is not a zip file, or it is cut short",
+}
+NOT_ONE = {
+    ".tar.gz": "it is not a gzip-compressed tar file, or it is cut short",
+    ".tar.bz2": "it is not a bzip2-compressed tar file, or it is cut short",
+    ".tar.xz": "it is not an xz-compressed tar file, or it is cut short",
+    ".zip": "it is not a zip file, or it is cut short",
+    ".whl": "it is not a zip file, or it is cut short",
+}
+
+
+@pytest.mark.parametrize("ending", list(CUT))
+def test_a_damaged_archive_of_any_kind_is_one_line_and_exit_2(
+    cli, example: Example, ending: str
+) -> None:
+    """Every archive kind a release comes in, cut short or not an archive at all, given to
+    ``--to``: one error line naming the file and what is wrong, the hint to download it
+    again, exit 2 and no traceback. ``tarfile`` said of a file it cannot open one line for
+    each compression it tried, and a damaged xz stream ended in a traceback."""
+    whole = _archive(example, ending).read_bytes()
+    wheel = ending == ".whl"
+    dl = example.root / "dl"
+    dl.mkdir()
+    name = "minihttp-1.1-py3-none-any.whl" if wheel else f"minihttp-1.1{ending}"
+    bad = dl / name
+    binary = "" if wheel else " --no-binary :all:"
+    hint = (
+        "  hint: the file is cut short or damaged: download it again (pip download --no-deps"
+        f"{binary} minihttp==1.1), or give the directory it unpacks to instead\n"
+    )
+    for content, reason in (
+        (whole[: len(whole) // 2], CUT[ending]),
+        (b"<html><body>503 Service Unavailable</body></html>\n", NOT_ONE[ending]),
+    ):
+        bad.write_bytes(content)
+        run = cli("audit", "--to", str(bad), cwd=example.downstream)
+        error = f"patchkeeper: error: {bad}: cannot unpack {name}: {reason}\n"
+        assert (run.code, run.out, run.err) == (2, "", error + hint)
+
+
+def test_a_damaged_stream_or_member_is_refused(cli, example: Example) -> None:
+    """A ``.tar.gz`` whose data is damaged (its checksum does not match) or a zip member
+    whose bytes changed: refused in one line, where ``tarfile`` stopped quietly at the first
+    header the damage made unreadable and the release was judged without the files after
+    it."""
+    import zipfile
+
+    sdist = _archive(example, ".tar.gz")
+    whole = sdist.read_bytes()
+    stored = int.from_bytes(whole[-8:-4], "little")
+    sdist.write_bytes(whole[:-8] + b"\0\0\0\0" + whole[-4:])
+    run = cli("audit", "--to", str(sdist), cwd=example.downstream)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {sdist}: cannot unpack minihttp-1.1.tar.gz: CRC check failed"
+        f" 0x0 != {hex(stored)}",
+    )
+    wheel = _archive(example, ".whl").rename(example.root / "minihttp-1.1-py3-none-any.whl")
+    first = zipfile.ZipFile(wheel).infolist()[0]
+    data = bytearray(wheel.read_bytes())
+    at = first.header_offset + 30 + len(first.filename)
+    data[at] ^= 0xFF
+    wheel.write_bytes(bytes(data))
+    run = cli("audit", "--to", str(wheel), cwd=example.downstream)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {wheel}: cannot unpack {wheel.name}: Bad CRC-32 for file"
+        f" '{first.filename}'",
+    )

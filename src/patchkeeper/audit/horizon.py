@@ -91,6 +91,10 @@ class HorizonResult:
         pin_note: why it could not be had, else ``None``.
         releases_dir: the ``--releases`` directory the releases were chosen from, or ``None``
             (the package indexes).
+        left_out: how many releases the range admits that are older than the pin and were
+            left out, neither fetched nor judged (an upgrade audit is of the pin and after).
+        left_out_note: that, in one line with why and what to do, or ``None`` when none was
+            (:func:`left_out_note`).
     """
 
     series: str
@@ -102,6 +106,8 @@ class HorizonResult:
     pin_tree: str | None = None
     pin_note: str | None = None
     releases_dir: str | None = None
+    left_out: int = 0
+    left_out_note: str | None = None
 
     @property
     def envelope_target(self) -> dict[str, str | None]:
@@ -189,6 +195,25 @@ class HorizonResult:
         in series order, from the first release."""
         first = self.releases[0].verdicts if self.releases else ()
         return tuple(v for v in first if v.verdict == UNREADABLE)
+
+
+def left_out_note(count: int, pin: str | None, name: str) -> str | None:
+    """The line saying ``count`` releases older than ``pin`` were left out of a range audit
+    and why, or ``None`` when none was.
+
+    >>> left_out_note(1, "1.0", "minihttp")[:63]
+    'left out 1 release older than the pin 1.0: an upgrade audit is '
+    >>> left_out_note(0, "1.0", "minihttp") is None
+    True
+    """
+    if not count:
+        return None
+    releases = "release" if count == 1 else "releases"
+    return (
+        f"left out {count} {releases} older than the pin {pin}: an upgrade audit is of the pin"
+        f" and later releases (to audit older ones, pass a range below the pin, such as"
+        f" '{name}<{pin}')"
+    )
 
 
 def is_range(spec: str) -> bool:

@@ -21,6 +21,7 @@ from patchkeeper.audit.horizon import (
     directory_releases,
     fetch_all,
     in_range,
+    left_out_note,
     next_pin,
     no_release,
     parse_range,
@@ -64,7 +65,7 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     requirement = parse_range(to)
     series, patches, unreadable = load_series_tolerant(config)
-    trees = release_trees(config, requirement, releases)
+    trees, older = release_trees(config, requirement, releases)
     for _, tree in trees:
         check_paths(tree, patches)
     old, note = pin_tree(config, trees[-1][1], pristine)
@@ -89,14 +90,18 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
         pin_tree=old.label if old is not None else None,
         pin_note=note,
         releases_dir=str(releases.resolve()) if releases is not None else None,
+        left_out=older,
+        left_out_note=left_out_note(older, config.pin, requirement.name),
     )
 
 
 def release_trees(
     config: Config, requirement: Requirement, releases: Path | None
-) -> list[tuple[str, Tree]]:
+) -> tuple[list[tuple[str, Tree]], int]:
     """``(version, tree)`` for every release in range, oldest first: the directories of
-    ``releases``, else the indexes' releases fetched into the cache (in parallel).
+    ``releases``, else the indexes' releases fetched into the cache (in parallel); and how
+    many releases of the range older than the pin were left out (:func:`from_pin_on`),
+    before any is fetched.
 
     Raises:
         TargetError: no release matches (the hint lists the releases found).
@@ -107,6 +112,7 @@ def release_trees(
         versions = in_range(requirement, list(found))
         if not versions:
             raise no_release(requirement, str(releases), in_range_all(found))
+        versions, older = from_pin_on(versions, config.pin)
         return [
             (
                 v,
@@ -115,7 +121,7 @@ def release_trees(
                 else archive_tree(found[v], config),
             )
             for v in versions
-        ]
+        ], older
     from patchkeeper.upstream.finder import Finder
 
     name = canonicalize_name(requirement.name)
@@ -124,12 +130,38 @@ def release_trees(
     versions = in_range(requirement, available)
     if not versions:
         raise no_release(requirement, "the package indexes", in_range_all(available))
+    versions, older = from_pin_on(versions, config.pin)
 
     def fetch(version: str) -> Tree:
         return requirement_tree(f"{name}=={version}", config)
 
     trees = fetch_all(versions, fetch)
-    return [(v, t) for v, t in zip(versions, trees) if isinstance(t, Tree)]
+    return [(v, t) for v, t in zip(versions, trees) if isinstance(t, Tree)], older
+
+
+def from_pin_on(versions: list[str], pin: str | None) -> tuple[list[str], int]:
+    """``versions`` (oldest first) without those older than ``pin`` (PEP 440), and how many
+    were left out: an upgrade audit is of the pin and the releases after it, and a range
+    such as ``NAME!=4.0.1`` also admits every release before the pin, each of which would
+    be fetched and judged for nothing. When every version is older than the pin the range
+    asks for those on purpose and all are kept (the next-pin line says none can be one);
+    without a pin, or with one PEP 440 cannot read, nothing is left out.
+
+    >>> from_pin_on(["0.9", "1.0", "1.1"], "1.0"), from_pin_on(["0.8", "0.9"], "1.0")
+    ((['1.0', '1.1'], 1), (['0.8', '0.9'], 0))
+    """
+    from packaging.version import InvalidVersion, Version
+
+    if pin is None:
+        return versions, 0
+    try:
+        floor = Version(pin)
+    except InvalidVersion:
+        return versions, 0
+    kept = [v for v in versions if Version(v) >= floor]
+    if not kept:
+        return versions, 0
+    return kept, len(versions) - len(kept)
 
 
 def in_range_all(versions: Iterable[str]) -> list[str]:

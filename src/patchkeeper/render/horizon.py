@@ -152,6 +152,8 @@ def horizon_text(result: HorizonResult) -> str:
         f"upgrade horizon of {result.series} (pin {result.pin or 'not set'})",
         f"releases in {result.requirement}: {', '.join(r.version for r in result.releases)}",
     ]
+    if result.left_out_note is not None:
+        out.append(result.left_out_note)
     if result.pin_tree is not None:
         out.append(f"weighed against the old pin's tree: {result.pin_tree}")
     elif result.pin_note is not None:
@@ -173,6 +175,7 @@ def horizon_markdown(result: HorizonResult) -> str:
         "",
         f"Series `{result.series}`, pin {result.pin or 'not set'}; releases {', '.join(versions)}.",
         "",
+        *([result.left_out_note, ""] if result.left_out_note is not None else []),
         "| patch | " + " | ".join(versions) + " |",
         "|---|" + "---|" * len(versions),
     ]

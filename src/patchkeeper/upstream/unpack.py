@@ -13,10 +13,12 @@ built or executed: ``setup.py`` is a file like any other.
 
 from __future__ import annotations
 
+import lzma
 import posixpath
 import re
 import tarfile
 import zipfile
+import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import TypeVar
@@ -118,12 +120,55 @@ def unpack_archive(archive: Path, dest: Path, hint: str = CACHED_HINT) -> None:
                 path=archive,
                 hint="patchkeeper unpacks .tar.gz, .tar.bz2, .tar.xz, .zip and .whl files",
             )
-    except (tarfile.TarError, zipfile.BadZipFile, EOFError, OSError) as exc:
+    except (
+        tarfile.TarError,
+        zipfile.BadZipFile,
+        EOFError,
+        OSError,
+        zlib.error,
+        lzma.LZMAError,
+    ) as exc:
         raise FetchError(
-            f"cannot unpack {name}: {exc}",
+            f"cannot unpack {name}: {damage(name, exc)}",
             path=archive,
             hint=hint,
         ) from exc
+
+
+#: What a tar file that cannot be opened at all was meant to be, by its ending.
+_TAR_KINDS = {
+    ".tar.gz": "gzip-compressed tar",
+    ".tgz": "gzip-compressed tar",
+    ".tar.bz2": "bzip2-compressed tar",
+    ".tbz": "bzip2-compressed tar",
+    ".tar.xz": "xz-compressed tar",
+    ".txz": "xz-compressed tar",
+    ".tar": "tar",
+}
+
+
+def damage(filename: str, exc: BaseException) -> str:
+    """What is wrong with the archive ``filename``, in one line, from the error reading it
+    raised: ``tarfile`` lists every compression it tried, one line each, for a file it
+    cannot open at all (a page saved in a download's place, or one cut short before its
+    first member), which is said here as the kind of file it is not.
+
+    >>> damage("x-1.0.tar.gz", tarfile.ReadError("file could not be opened successfully:"))
+    'it is not a gzip-compressed tar file, or it is cut short'
+    >>> damage("x-1.0.whl", zipfile.BadZipFile("File is not a zip file"))
+    'it is not a zip file, or it is cut short'
+    >>> damage("x-1.0.tar.xz", EOFError("Compressed file ended before the end-of-stream marker"))
+    'Compressed file ended before the end-of-stream marker'
+    """
+    text = str(exc).strip()
+    if isinstance(exc, tarfile.ReadError) and text.startswith("file could not be opened"):
+        kind = next((k for s, k in _TAR_KINDS.items() if filename.endswith(s)), "tar")
+        article = "an" if kind[0] in "aeiox" else "a"
+        return f"it is not {article} {kind} file, or it is cut short"
+    if isinstance(exc, zipfile.BadZipFile) and text == "File is not a zip file":
+        return "it is not a zip file, or it is cut short"
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return first.rstrip(":")
 
 
 def unsafe_name(name: str) -> str | None:
@@ -185,6 +230,23 @@ def _unpack_tar(archive: Path, dest: Path) -> None:
                     raise _refuse(archive, refused, str(exc)) from exc
             else:  # pragma: no cover - Pythons without PEP 706 (before 3.10.12 / 3.11.4)
                 tar.extractall(dest, members=_counted(members, advance))
+        _read_to_the_end(tar)
+
+
+def _read_to_the_end(tar: tarfile.TarFile) -> None:
+    """Decompress what is left of ``tar``'s file after its last member, so that the
+    compression's own check runs (gzip's CRC, bzip2's and xz's block checks): ``tarfile``
+    stops quietly at a header that damage made unreadable, and would leave the members
+    after it out without a word.
+
+    Raises:
+        OSError, EOFError, zlib.error, lzma.LZMAError: the compressed data is damaged.
+    """
+    stream = tar.fileobj
+    if stream is None or not hasattr(stream, "read"):
+        return
+    while stream.read(1 << 20):
+        pass
 
 
 def _unpack_zip(archive: Path, dest: Path) -> None:
