@@ -46,6 +46,16 @@ RESOLVED = (
     b'BACKENDS = {"cuda": "tinyup.backends.Cuda", "npu": "tinyup.backends.Npu", '
     b'"ascend": "tinyup.backends.Ascend"}\n'
 )
+#: The resolution of the runtime port's two conflict regions in the scheduler's copy:
+#: upstream's cap kept, with the plugin's zero budget (each a pair for ``resolve``).
+SCHEDULER = "metaplug/patch/bugfix/fix_scheduler.py"
+SCHEDULER_RESOLVED = (
+    b'    """Return how many requests run (changed in 2.0: a cap)."""\n'
+    b"    # /------------------------  MetaX Modification -------------------------\\\n"
+    b"    if budget < 0:\n",
+    b"    # \\-----------------------------------------------------------------------/\n"
+    b"    return min(budget, 64)\n",
+)
 SETTINGS = """pin = "1.0"
 series = "patches/series"
 pristine = "../upstream-1.0"

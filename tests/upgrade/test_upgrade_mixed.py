@@ -1,17 +1,26 @@
 """``upgrade`` of a downstream that carries a series and runtime patches: the plugin's
 patches are audited and ported (``runtime port --write``) and the series ported, each step
-one commit; the port's conflict stops it, ``--continue`` finishes, the new series verifies on
-the new release, and the runtime merge's conflict markers are left for a person."""
+one commit; the port's conflict and the runtime merge's conflict markers stop it, its state
+kept, ``--continue`` refuses while a marker is left and then finishes, and the new series
+verifies on the new release."""
 
 from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from mixed_downstream import RESOLVED, mixed_downstream
+from mixed_downstream import RESOLVED, SCHEDULER, SCHEDULER_RESOLVED, mixed_downstream
+from test_upgrade_interrupted import ctrl_c
 from upgrade_support import committed_files, git, make_checkout, resolve, subjects, tracked_tree
+
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.errors import Interrupted
+from patchkeeper.upgrade.request import UpgradeRequest
+from patchkeeper.upgrade.run import upgrade
 
 RUNTIME_FILES = [
     "metaplug/patch/bugfix/fix_sampler.py",
@@ -22,18 +31,24 @@ AT_THE_STOP = [
     "upgrade: audit the series against 2.0",
     "upgrade: audit the runtime patches against 2.0",
     "upgrade: suggest decisions from the evidence",
-    "upgrade: port the runtime patches to 2.0",
+    "upgrade: port the runtime patches to 2.0 (stopped at a conflict)",
     "upgrade: port the series to 2.0 (stopped at a conflict)",
-    "upgrade: write the audit record (the port stopped)",
+    "upgrade: write the audit record (the runtime port and the port stopped)",
 ]
 RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
 RUNTIME_CONFLICT = {
     "kind": "runtime",
     "name": "tinyup.scheduler.Scheduler.schedule",
     "files": ["metaplug/patch/bugfix/fix_scheduler.py"],
-    "hint": "2 conflict region(s) marked in the copy at line 11: keep what the plugin needs "
-    "of both sides and remove the markers",
+    "hint": "2 conflict region(s) marked in the copy at line 11 (the first marker at line 13): "
+    "keep what the plugin needs of both sides and remove the markers, then run 'patchkeeper "
+    "upgrade --continue' (or 'patchkeeper upgrade --abort')",
 }
+REFUSED = (
+    "conflict markers are left in this file\n"
+    "  hint: keep what the plugin needs of both sides and remove the markers, then run "
+    "'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort')\n"
+)
 
 
 @pytest.fixture
@@ -54,7 +69,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
         ("runtime audit", "done", [".patchkeeper/evidence/runtime-audit.json"], AT_THE_STOP[1]),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[2]),
-        ("runtime port", "done", RUNTIME_FILES, AT_THE_STOP[3]),
+        ("runtime port", "stopped", RUNTIME_FILES, AT_THE_STOP[3]),
         ("port", "stopped", [".patchkeeper/evidence/port.json"], AT_THE_STOP[4]),
         ("report", "done", RECORD, AT_THE_STOP[5]),
     ]
@@ -90,11 +105,25 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
     scheduler = (plugin / RUNTIME_FILES[1]).read_text()
     assert scheduler.count("<<<<<<< upstream 2.0\n") == 2
     resolve(plugin / ".patchkeeper-port/conflict/files/tinyup/registry.py", RESOLVED)
+    # the runtime merge's markers are left: the upgrade stays where it is
+    refused = cli("upgrade", "--continue", cwd=plugin)
+    assert (refused.code, refused.out, refused.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {plugin / SCHEDULER}:13: {REFUSED}",
+    )
+    assert subjects(plugin, base) == AT_THE_STOP
+    resolve(plugin / SCHEDULER, *SCHEDULER_RESOLVED)
     run = cli("upgrade", "--continue", "--json", cwd=plugin)
     data = json.loads(run.out)
-    # done, but the runtime merge's markers wait for a person: exit 1
-    assert (run.code, data["outcome"], data["conflicts"]) == (1, "done", [RUNTIME_CONFLICT])
-    assert _steps(data)[4:] == [
+    assert (run.code, data["outcome"], data["state_dir"], data["conflicts"]) == (
+        0,
+        "done",
+        None,
+        [],
+    )
+    assert _steps(data)[3:] == [
+        ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
         (
             "port",
             "done",
@@ -109,11 +138,18 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         ),
         ("report", "done", RECORD, "upgrade: write the audit record"),
     ]
+    assert data["steps"][3]["summary"] == (
+        "9 entries, 6 changed or left by hand; 3 files written; conflict markers resolved in "
+        f"{SCHEDULER}"
+    )
     assert subjects(plugin, base) == [
         *AT_THE_STOP,
+        "upgrade: port the runtime patches to 2.0",
         "upgrade: port the series to 2.0",
         "upgrade: write the audit record",
     ]
+    # the resolution is the runtime port's; the pin moved with the series
+    assert committed_files(plugin, "HEAD~2") == [SCHEDULER]
     assert git(plugin, "status", "--porcelain", "--untracked-files=all") == ""
     copy = plugin.parent / "COPY"
     shutil.copytree(plugin.parent / "upstream-2.0", copy)
@@ -152,7 +188,105 @@ def test_an_entry_to_look_at_decided_while_stopped_is_not_listed_again(cli, plug
     tail = tail.replace('decision = ""\n', 'decision = "update"\n', 1)
     decisions.write_text(head + table + tail)
     resolve(plugin / ".patchkeeper-port/conflict/files/tinyup/registry.py", RESOLVED)
+    resolve(plugin / SCHEDULER, *SCHEDULER_RESOLVED)
 
     run = cli("upgrade", "--continue", "--json", cwd=plugin)
 
-    assert (run.code, json.loads(run.out)["undecided"]) == (1, [])
+    assert (run.code, json.loads(run.out)["undecided"]) == (0, [])
+
+
+def test_runtime_markers_stop_the_upgrade_once_the_series_is_through(cli, plugin: Path) -> None:
+    """The series ports cleanly, the runtime merge leaves markers: the upgrade ended "done"
+    (exit 1) with no state, so ``--continue`` had nothing to resume and ``status`` saw
+    nothing waiting. It stops at the runtime port, the pin moved with the series."""
+    (plugin / "patches" / "series").write_text("sampler-tie.patch\n")
+    base = make_checkout(plugin)
+    state = plugin / ".git" / "patchkeeper-upgrade"
+
+    run = cli("upgrade", "--to", "../upstream-2.0", "--branch", "up", cwd=plugin)
+
+    assert run.code == 1, run.err
+    stop = run.out[run.out.index("stopped at the") : run.out.index("2. ")]
+    assert stop.splitlines() == [
+        f"stopped at the runtime port's conflict; state in {state}",
+        "left for a person:",
+        "1. conflicts to resolve:",
+        f"   - runtime tinyup.scheduler.Scheduler.schedule: {SCHEDULER}",
+        f"     {RUNTIME_CONFLICT['hint']}",
+    ]
+    assert subjects(plugin, base) == [
+        "upgrade: audit the series against 2.0",
+        "upgrade: audit the runtime patches against 2.0",
+        "upgrade: suggest decisions from the evidence",
+        "upgrade: port the runtime patches to 2.0 (stopped at a conflict)",
+        "upgrade: port the series to 2.0",
+        "upgrade: write the audit record (the runtime port stopped)",
+    ]
+    assert 'pin = "2.0"\n' in (plugin / "pyproject.toml").read_text()
+    status = cli("status", cwd=plugin)
+    # the warning first; then status checks the plugin against 2.0, not installed here
+    assert (status.code, status.err.splitlines()[0]) == (
+        2,
+        "patchkeeper: warning: an upgrade to 2.0 is in progress here, stopped at the runtime "
+        "port's conflict: the next step is 'patchkeeper upgrade --continue' (or 'patchkeeper "
+        "upgrade --abort' to put the downstream back)",
+    )
+    refused = cli("upgrade", "--continue", cwd=plugin)
+    assert (refused.code, refused.out, refused.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {plugin / SCHEDULER}:13: {REFUSED}",
+    )
+    assert state.is_dir()
+
+    resolve(plugin / SCHEDULER, *SCHEDULER_RESOLVED)
+    run = cli("upgrade", "--continue", "--json", cwd=plugin)
+
+    data = json.loads(run.out)
+    assert (run.code, data["outcome"], data["state_dir"], data["conflicts"]) == (
+        0,
+        "done",
+        None,
+        [],
+    )
+    assert _steps(data)[3:] == [
+        ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
+        (
+            "port",
+            "done",
+            [
+                ".patchkeeper/evidence/port.json",
+                "patches/sampler-tie.patch",
+                "pyproject.toml",
+            ],
+            "upgrade: port the series to 2.0",
+        ),
+        ("report", "done", RECORD, "upgrade: write the audit record"),
+    ]
+    assert subjects(plugin, base)[6:] == [
+        "upgrade: port the runtime patches to 2.0",
+        "upgrade: write the audit record",
+    ]
+    assert committed_files(plugin, "HEAD~1") == [SCHEDULER]
+    assert git(plugin, "status", "--porcelain", "--untracked-files=all") == ""
+    assert not state.exists()
+
+
+def test_a_ctrl_c_after_both_ports_stopped_names_both(cli, plugin: Path, monkeypatch) -> None:
+    """A Ctrl-C in the record's step with the runtime port stopped at its markers and the
+    port at its conflict: the hint names both, in the order ``--continue`` refuses them."""
+    make_checkout(plugin)
+    monkeypatch.chdir(plugin)
+    config = load_config(plugin / "pyproject.toml")
+    with pytest.raises(Interrupted) as caught:
+        upgrade(
+            config, replace(STEPS, report=ctrl_c), UpgradeRequest(to="../upstream-2.0", branch="up")
+        )
+    assert caught.value.hint == (
+        f"the runtime port is stopped at conflict markers in {SCHEDULER}:13: keep what the "
+        "plugin needs of both sides and remove the markers; the port is stopped at a "
+        "conflict: resolve it in .patchkeeper-port/conflict/files (see "
+        ".patchkeeper-port/conflict/INSTRUCTIONS.md); then run 'patchkeeper upgrade "
+        "--continue' (the upgrade stopped at its report step), or 'patchkeeper upgrade "
+        "--abort' to put the downstream back"
+    )

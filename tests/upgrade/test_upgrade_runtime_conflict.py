@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from test_upgrade_interrupted import ctrl_c
 from upgrade_support import (
     committed_files,
     git,
@@ -19,6 +21,12 @@ from upgrade_support import (
     subjects,
     tracked_tree,
 )
+
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.errors import Interrupted
+from patchkeeper.upgrade.request import UpgradeRequest
+from patchkeeper.upgrade.run import upgrade
 
 FIXTURES = Path(__file__).resolve().parent.parent / "runtime" / "fixtures"
 SCHEDULER = "metaplug/patch/bugfix/fix_scheduler.py"
@@ -192,3 +200,29 @@ def test_abort_at_the_runtime_conflict_puts_the_plugin_back(cli, plugin: Path) -
     )
     assert (git(plugin, "rev-parse", "HEAD"), tracked_tree(plugin)) == (base, before)
     assert not (plugin / ".git" / "patchkeeper-upgrade").exists()
+
+
+def test_a_ctrl_c_after_the_runtime_port_stopped_names_its_markers(
+    cli, plugin: Path, monkeypatch
+) -> None:
+    """A Ctrl-C in the record's step once the runtime port has stopped at conflict markers:
+    the interrupted run prints no list of what is left, and its hint said only to continue,
+    which then refused the markers. The hint names each file and its first marker's line."""
+    make_checkout(plugin)
+    monkeypatch.chdir(plugin)
+    config = load_config(plugin / "pyproject.toml")
+    with pytest.raises(Interrupted) as caught:
+        upgrade(
+            config, replace(STEPS, report=ctrl_c), UpgradeRequest(to="../upstream-2.0", branch="up")
+        )
+    assert caught.value.hint == (
+        f"the runtime port is stopped at conflict markers in {SCHEDULER}:13: keep what the "
+        "plugin needs of both sides and remove the markers; then run 'patchkeeper upgrade "
+        "--continue' (the upgrade stopped at its report step), or 'patchkeeper upgrade "
+        "--abort' to put the downstream back"
+    )
+    run = cli("upgrade", "--continue", cwd=plugin)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {plugin / SCHEDULER}:13: conflict markers are left in this file",
+    )

@@ -27,7 +27,7 @@ class StepStatus(WordEnum):
     """Where one step is."""
 
     DONE = "done"  # ran to its end (in this run or an earlier one)
-    STOPPED = "stopped"  # the port, or a runtime port without a series, stopped at a conflict
+    STOPPED = "stopped"  # the port, or the runtime port (markers left), stopped at a conflict
     SKIPPED = "skipped"  # nothing to do: no series, or no runtime patches configured
     PENDING = "pending"  # not run yet
 

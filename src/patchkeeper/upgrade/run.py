@@ -6,7 +6,8 @@
    patch and entry the downstream has before the upgrade (a patch the port then retires
    keeps its table);
 4. ``runtime port``: the plugin's mechanical update written (``runtime port --write``);
-   without a series, a merge that left conflict markers stops it like the port's conflict;
+   a merge that left conflict markers stops it like the port's conflict (the run goes on
+   with the steps after it, and ends stopped until the markers are resolved);
 5. ``port``: the series carried to the new pin in place (``port --in-place``, its evidence
    saved); it stops at a conflict like ``git rebase``, and the run goes on with the steps
    after it, so the branch holds every step but the port;
@@ -463,7 +464,8 @@ def _steps(run: _Run, action: str) -> UpgradeResult:
 
 def _stopped_step(run: _Run) -> str | None:
     """The step that waits for a conflict to be resolved: the runtime port (markers left in
-    a plugin's file, without a series) or the port; ``None`` when neither does."""
+    a plugin's file) or the port, the first of them in the order the steps run; ``None``
+    when neither does."""
     for name in (StepName.RUNTIME_PORT, StepName.PORT):
         if run.state.steps.get(name, {}).get("status") == StepStatus.STOPPED:
             return str(name)
@@ -576,22 +578,34 @@ def _edited_patches(run: _Run) -> set[str]:
 
 
 def _conflict_first(run: _Run, step: str) -> str | None:
-    """What a step after a stopped port leaves to do first when it is cut short: the port's
+    """What a step after a stopped port leaves to do first when it is cut short: the
+    runtime port's conflict markers (each file with its first marker's line) and the port's
     conflict, which ``--continue`` goes on with before it runs that step again (an
-    interrupted run prints no list of what is left, so the conflict would be learnt only
-    from ``--continue``'s refusal of its markers). ``None`` when the port is not stopped."""
+    interrupted run prints no list of what is left, so a conflict would be learnt only from
+    ``--continue``'s refusal of its markers). ``None`` when neither port is stopped."""
+    first = []
+    runtime = run.state.steps.get(StepName.RUNTIME_PORT, {})
+    if step != StepName.RUNTIME_PORT and runtime.get("status") == StepStatus.STOPPED:
+        marked = [
+            f"{name}:{line}" if (line := _first_marker(run.root / name)) else name
+            for name in _runtime_conflict_files(run)
+        ]
+        first.append(
+            f"the runtime port is stopped at conflict markers in {', '.join(marked)}: keep "
+            "what the plugin needs of both sides and remove the markers"
+        )
     port = run.state.steps.get(StepName.PORT, {})
-    if step == StepName.PORT or port.get("status") != StepStatus.STOPPED:
-        return None
-    work = port_settings(run.config).work_dir
-    try:
-        shown = work.relative_to(run.root).as_posix()
-    except ValueError:
-        shown = str(work)
-    return (
-        f"the port is stopped at a conflict: resolve it in {shown}/conflict/files (see "
-        f"{shown}/conflict/INSTRUCTIONS.md)"
-    )
+    if step != StepName.PORT and port.get("status") == StepStatus.STOPPED:
+        work = port_settings(run.config).work_dir
+        try:
+            shown = work.relative_to(run.root).as_posix()
+        except ValueError:
+            shown = str(work)
+        first.append(
+            f"the port is stopped at a conflict: resolve it in {shown}/conflict/files (see "
+            f"{shown}/conflict/INSTRUCTIONS.md)"
+        )
+    return "; ".join(first) or None
 
 
 def left_in_progress(hint: str | None, step: str, *, after: bool = False) -> str:
@@ -793,11 +807,11 @@ def _decide(run: _Run) -> dict[str, Any]:
 
 
 def _runtime_port(run: _Run) -> dict[str, Any]:
-    """``runtime port --write``; without a series it moves the pin too. Without a series a
-    merge that left conflict markers in a plugin's file stops the upgrade here, its state
-    kept, as the port stops at its conflict: the record is written with the markers in, and
-    ``--continue`` finishes the step once they are resolved (:func:`_finish_runtime_port`).
-    With a series the port goes on and moves the pin; the markers are listed to resolve."""
+    """``runtime port --write``; without a series it moves the pin too. A merge that left
+    conflict markers in a plugin's file stops the step, its state kept, as the port stops
+    at its conflict: the steps after it run (with a series the port moves the pin), the
+    record is written with the markers in, the upgrade ends stopped, and ``--continue``
+    finishes the step once they are resolved (:func:`_finish_runtime_port`)."""
     from patchkeeper.runtime.port.results import CONFLICT
     from patchkeeper.runtime.port.runtime_port import RuntimePortRequest
     from patchkeeper.runtime.settings import resolve_settings
@@ -814,16 +828,15 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
         if e.action != CONFLICT:
             continue
         hint = f"{e.conflicts} conflict region(s) marked in the copy at line {e.line}"
-        if not series:  # the upgrade stops here: where the first marker is, what next
-            first = _first_marker(plugin / e.file)
-            hint += f" (the first marker at line {first})" if first else ""
-        hint += ": keep what the plugin needs of both sides and remove the markers"
+        first = _first_marker(plugin / e.file)  # the upgrade stops: where, and what next
+        hint += f" (the first marker at line {first})" if first else ""
+        hint += f": keep what the plugin needs of both sides and remove the markers, {RUNTIME_THEN}"
         conflicts.append(
             {
                 "kind": "runtime",
                 "name": e.target,
                 "files": [_relative(run, plugin / e.file)],
-                "hint": hint if series else f"{hint}, {RUNTIME_THEN}",
+                "hint": hint,
             }
         )
     run.state.facts["runtime_conflicts"] = conflicts
@@ -833,11 +846,12 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
         f"{plural(len(result.files), 'file')} written"
     )
     marked = _runtime_conflict_files(run)
-    if not series and marked:
+    if marked:
+        then = "the pin moves" if not series else "the step is done"
         return {
             "status": StepStatus.STOPPED,
             "summary": f"{summary}; stopped at conflict markers in "
-            f"{', '.join(marked)}: the pin moves once they are resolved",
+            f"{', '.join(marked)}: {then} once they are resolved",
             "exit_code": result.exit_code,
             "ported": summary,
         }
@@ -873,8 +887,8 @@ def _first_marker(path: Path) -> int | None:
 
 def _finish_runtime_port(run: _Run, record: dict[str, Any]) -> dict[str, Any]:
     """Finish the runtime port that stopped at conflict markers: refuse while a file it
-    left them in still holds one, else move the pin (there is no series to move it) and
-    count the resolved files as the step's own.
+    left them in still holds one, else move the pin (without a series: with one, the port
+    moves it) and count the resolved files as the step's own.
 
     Raises:
         UnresolvedError: markers are left, naming each file and its first marker line.
@@ -895,11 +909,13 @@ def _finish_runtime_port(run: _Run, record: dict[str, Any]) -> dict[str, Any]:
             hint=hint,
         )
     run.state.facts["runtime_conflicts"] = []
-    moved = move_pin(run.config, run.state.to, run.state.target_version)
     ported = record.get("ported") or record.get("summary", "")
+    summary = f"{ported}; conflict markers resolved in {', '.join(files)}"
+    if not has_series(run.config):  # else the port moves the pin, with the series
+        summary += f"; {move_pin(run.config, run.state.to, run.state.target_version)}"
     return {
         "status": StepStatus.DONE,
-        "summary": f"{ported}; conflict markers resolved in {', '.join(files)}; {moved}",
+        "summary": summary,
         "exit_code": 0,
         "written": files,
     }
@@ -1048,15 +1064,19 @@ def _port_inputs(config: Config) -> dict[str, str]:
 
 def _report(run: _Run) -> dict[str, Any]:
     result = run.steps.report(run.config)
-    stopped = _stopped_step(run)
+    stopped = [
+        str(name)
+        for name in (StepName.RUNTIME_PORT, StepName.PORT)
+        if run.state.steps.get(name, {}).get("status") == StepStatus.STOPPED
+    ]
     written = ", ".join(_relative(run, p) for p in result.written)
     problems = len(result.findings)
     return {
         "status": StepStatus.DONE,
         "summary": f"wrote {written}: {problems} finding(s) in the record",
         "exit_code": result.exit_code,
-        "before_port_done": stopped is not None,
-        "stopped_step": stopped,
+        "before_port_done": bool(stopped),
+        "stopped_step": " and the ".join(stopped) or None,
     }
 
 
