@@ -226,3 +226,30 @@ def test_a_ctrl_c_after_the_runtime_port_stopped_names_its_markers(
         2,
         f"patchkeeper: error: {plugin / SCHEDULER}:13: conflict markers are left in this file",
     )
+
+
+def test_an_edit_while_the_runtime_port_waits_is_told_at_that_step(cli, plugin: Path) -> None:
+    """A file a person changed while the upgrade waited at the runtime port's markers is
+    committed on its own and shown under the step it waited at, not under the series
+    port (which a downstream without a series does not run)."""
+    make_checkout(plugin)
+    assert cli("upgrade", "--to", "../upstream-2.0", "--branch", "up", cwd=plugin).code == 1
+    disabled = plugin / "metaplug" / "patch" / "bugfix" / "fix_disabled.py"
+    disabled.write_text(disabled.read_text() + "# reviewed for 2.0\n")
+    resolve(plugin / SCHEDULER, *RESOLVED)
+
+    run = cli("upgrade", "--continue", "--json", cwd=plugin)
+
+    assert run.code == 0, run.err
+    data = json.loads(run.out)
+    assert [(e["files"], e["before"], e["subject"]) for e in data["edited"]] == [
+        (
+            ["metaplug/patch/bugfix/fix_disabled.py"],
+            "runtime port",
+            "upgrade: edits made by hand while the upgrade waited",
+        )
+    ]
+    body = git(plugin, "log", "-1", "--format=%b", "HEAD~2")
+    assert body.startswith(
+        "The files a person changed while the upgrade waited at its runtime port step"
+    )

@@ -540,7 +540,8 @@ def _edits_by_hand(
         files = tuple(f for f in files if f not in marked)
     if not files:
         return (), now
-    after = cut_short[0] if cut_short else StepName.PORT
+    # the step the upgrade waited at: the runtime port's markers are resolved first
+    after = cut_short[0] if cut_short else (_stopped_step(run) or StepName.PORT)
     subject = "upgrade: edits made by hand while the upgrade waited"
     body = (
         f"The files a person changed while the upgrade waited at its {after} step, found by "
