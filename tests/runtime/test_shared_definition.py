@@ -7,8 +7,9 @@ the speculator module imported (a module that binds the function by name at impo
 keeps the original otherwise: vllm-ascend's ``load_dspark_model`` patch). The new release
 drops the ``"has_own_embed"`` test from ``load_model``, a string the wrapper names: the
 wrapper is an *update* on ``vllm.spec.utils``. The speculator's name is bound to that same
-definition in both releases, so the same wrapper set there follows the same change
-(*update*), where it was read as a plain assignment (*retain*). ``vllm.spec.utils.warm``,
+definition in both releases, so the same wrapper set there wraps that name's original
+too: a *wrapper* there as well, with the same change (*update*), where it was read as a
+plain assignment (*retain*). ``vllm.spec.utils.warm``,
 another function the plugin replaces by a copy of its own, changed upstream in its body
 alone: another replacement, it keeps its own *retain*.
 """
@@ -92,10 +93,10 @@ def test_a_wrapper_set_on_an_import_of_its_target_follows_its_update(
         (
             "vllm.spec.speculator.load_model",
             "update",
-            "the replacement splug.patch.p_spec:_load_model is also set on "
-            "vllm.spec.utils.load_model, the upstream definition this name is bound to in "
-            "both releases, whose upstream change it must follow (update there): the code "
-            "set on this name changes with it",
+            "upstream vllm.spec.utils.load_model changed (body) and the wrapper, which calls "
+            "the original, names 'has_own_embed', a string the old upstream body held and the "
+            "new one no longer does: the wrapper works on a value upstream stopped producing "
+            "or passing there; read it against upstream's change",
         ),
         (
             "vllm.spec.utils.warm",

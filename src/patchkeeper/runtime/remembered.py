@@ -193,6 +193,7 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
     def compute() -> Any:
         from patchkeeper.errors import FetchError, TargetError
         from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
+        from patchkeeper.runtime.lookup.resolve import same_definition
         from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 
         if spec is None:
@@ -206,7 +207,9 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
             hint = f"; {error.hint}" if error.hint else ""
             unread = f"{spec} could not be read: {error.message}{hint}"
             return scan_plugin(settings, unread=unread).inventory
-        return scan_plugin(settings, upstream=tree).inventory
+        return scan_plugin(
+            settings, upstream=tree, same=lambda a, b: same_definition(tree, a, b)
+        ).inventory
 
     key = ("runtime inventory", repr(settings), spec or "")
     return answer(key, dependencies, compute, compute)

@@ -72,6 +72,37 @@ def _upgrade_subclass(entry: PatchEntry, tree: PluginTree) -> PatchEntry:
     return entry
 
 
+#: Whether two dotted paths name one definition of the upstream tree the plugin runs on
+#: (:func:`patchkeeper.runtime.lookup.resolve.same_definition` on that tree: the inventory,
+#: below the lookup layer, is handed it).
+SameDefinition = Callable[[str, str], bool]
+
+
+def shared_wrappers(
+    entries: list[PatchEntry], same: SameDefinition | None
+) -> dict[tuple[str, int, str], Mechanism]:
+    """The kind of a plugin function installed on several targets, read per target: a
+    function that wraps one target's original (a *wrapper* there) and is assigned to another
+    target too wraps that target's original as well when the two names are one upstream
+    definition (a module's name imported from the other module), so it is a *wrapper* there
+    too, not a copy of it. Keyed by (file, line, target) of each *assignment* or *setattr*
+    so read; without an upstream tree, none is: those keep their kind."""
+    if same is None:
+        return {}
+    wrapped: dict[tuple[str, str], set[str]] = {}
+    for entry in entries:
+        if entry.mechanism is Mechanism.WRAPPER and ":" in entry.replacement:
+            wrapped.setdefault((entry.module, entry.replacement), set()).add(entry.target)
+    found: dict[tuple[str, int, str], Mechanism] = {}
+    for entry in entries:
+        originals = wrapped.get((entry.module, entry.replacement), set())
+        if entry.mechanism in (Mechanism.ASSIGNMENT, Mechanism.SETATTR) and any(
+            same(original, entry.target) for original in sorted(originals)
+        ):
+            found[entry.file, entry.line, entry.target] = Mechanism.WRAPPER
+    return found
+
+
 def syntax_finding(error: str, file: str) -> Finding:
     """The finding of a plugin file Python cannot parse, at the line of the error: ``error``
     is the scan's ``"invalid syntax (line 2)"``
@@ -277,6 +308,7 @@ def inventory_of(
     ahead: Callable[[list[str], list[str]], None] | None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
+    same: SameDefinition | None = None,
 ) -> Inventory:
     """The inventory of ``tree``'s plugin, whose ``layout`` (:attr:`PluginTree.layout`) it
     reads as data and whose files' facts it asks the tree for: every patch file's entries
@@ -284,8 +316,9 @@ def inventory_of(
     files that patch something and the ledger's, and each entry's activation from the places
     the plugin is loaded (:func:`patchkeeper.runtime.inventory.loading.loading`; ``upstream``
     and ``unread`` as :func:`patchkeeper.runtime.inventory.runtime_inventory.scan_plugin`
-    takes them); ``ahead`` is called with the patched targets before the activation
-    search: with the upstream names the patch files use too (the second list: not
+    takes them; ``same``, with the upstream tree, reads a replacement installed on several
+    targets, :func:`shared_wrappers`); ``ahead`` is called with the patched targets before
+    the activation search: with the upstream names the patch files use too (the second list: not
     patched by them) once this process has scanned them, then with every target (the
     ones named through constants and parameters too) once every module's facts are in.
     A test module the loading does not import is left out, its file listed in
@@ -371,8 +404,12 @@ def inventory_of(
         raw.extend(found)
         findings.extend(problems)
     entries = []
+    wrappers = shared_wrappers([entry for entry, _local in raw], same)
     for entry, local in raw:
         entry = _upgrade_subclass(entry, tree)
+        shared = wrappers.get((entry.file, entry.line, entry.target))
+        if shared is not None:
+            entry = replace(entry, mechanism=shared)
         activation = reach.activation(entry.module, entry.scope, local, loaded.untraced)
         entries.append(replace(entry, activation=activation))
     entries.sort(key=_order)

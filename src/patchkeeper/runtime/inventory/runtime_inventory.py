@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.runtime.gc_threshold import fewer_collections
-from patchkeeper.runtime.inventory.entries import inventory_of
+from patchkeeper.runtime.inventory.entries import SameDefinition, inventory_of
 from patchkeeper.runtime.inventory.loading import UpstreamFiles
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.inventory.records import inventory_from_record, inventory_record
@@ -41,11 +41,12 @@ def scan_plugin(
     ahead: Callable[[list[str], list[str]], None] | None = None,
     upstream: UpstreamFiles | None = None,
     unread: str = "",
+    same: SameDefinition | None = None,
 ) -> Scanned:
     """Build the inventory of ``settings``' plugin (see :func:`take_inventory`), its parse
     store opened here (:func:`patchkeeper.runtime.store.plugin_stores.parse_store`); the
     arguments as :func:`scan_opened` takes them."""
-    return scan_opened(settings, parse_store(settings), ahead, upstream, unread)
+    return scan_opened(settings, parse_store(settings), ahead, upstream, unread, same=same)
 
 
 def scan_opened(
@@ -56,6 +57,7 @@ def scan_opened(
     unread: str = "",
     *,
     keep_trees: bool = False,
+    same: SameDefinition | None = None,
 ) -> Scanned:
     """:func:`scan_plugin` with the plugin's parse store opened already (``parse``: the
     audit opens it with its own, :func:`patchkeeper.runtime.store.plugin_stores.audit_stores`).
@@ -68,6 +70,8 @@ def scan_opened(
     ``upstream``: the upstream tree the plugin runs on, read for the places it loads the
     plugin itself (:func:`patchkeeper.runtime.inventory.loading.upstream_imports`);
     ``unread``: why none was given (:func:`patchkeeper.runtime.inventory.loading.loading`);
+    ``same``: whether two dotted paths name one definition of that tree
+    (:func:`patchkeeper.runtime.inventory.entries.shared_wrappers`);
     ``keep_trees``: the patch files scanned keep their parse in this process
     (:attr:`PluginTree.keep_trees`), for an audit that reads them whole next."""
     tree = PluginTree(settings, parse, keep_trees=keep_trees)
@@ -81,7 +85,7 @@ def scan_opened(
     if cached is not None:
         return Scanned(inventory_from_record(cached), tree, signature)
     with fewer_collections(), shared_workers():
-        inventory = inventory_of(settings, layout, tree, ahead, upstream, unread)
+        inventory = inventory_of(settings, layout, tree, ahead, upstream, unread, same)
     tree.cache.put_value("#inventory", signature, inventory_record(inventory))
     tree.cache.save()
     return Scanned(inventory, tree, signature)

@@ -17,7 +17,7 @@ from patchkeeper.runtime.inventory.runtime_inventory import scan_opened
 from patchkeeper.runtime.judge.judging import judge_entries
 from patchkeeper.runtime.judge.memory import AuditMemory, result_key
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
-from patchkeeper.runtime.lookup.resolve import target_modules
+from patchkeeper.runtime.lookup.resolve import same_definition, target_modules
 from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
@@ -101,7 +101,14 @@ def _audit(settings: RuntimeSettings, old: str, new: str, roots: tuple[Path, Pat
     # The patch files are scanned here, their trees kept for the judging's checks, which
     # read most of them whole (the workers scan the rest of the plugin meanwhile).
     forget_plugin_trees()
-    scanned = scan_opened(settings, stores.parse, ahead, trees[0], keep_trees=True)
+    scanned = scan_opened(
+        settings,
+        stores.parse,
+        ahead,
+        trees[0],
+        keep_trees=True,
+        same=lambda first, second: same_definition(trees[0], first, second),
+    )
     versions = (release_version(old, trees[0].root), release_version(new, trees[1].root))
     key = result_key(scanned.signature, (old, new), trees, versions)
     memory = AuditMemory(stores, key)

@@ -222,6 +222,25 @@ def defined_statically(tree: UpstreamTree, dotted: str) -> bool:
     return _static(tree, dotted) is not None
 
 
+def same_definition(tree: UpstreamTree, first: str, second: str) -> bool:
+    """Whether the static lookups of ``first`` and ``second`` (dotted paths) reach the same
+    definition of ``tree``: a module's name imported from another module is that module's
+    function (``vllm.engine.arg_utils.f`` and ``vllm.transformers_utils.config.f`` when
+    ``arg_utils`` does ``from vllm.transformers_utils.config import f``). A lookup that
+    fails, or ends in a value's attribute, proves nothing: ``False``."""
+    if first == second:
+        return True
+    found = [_static(tree, target) for target in (first, second)]
+    places = {
+        (place.module, place.qualname)
+        for place in found
+        if place is not None and place.status == FOUND and not place.partial
+    }
+    return len(places) == 1 and all(
+        place is not None and place.status == FOUND and not place.partial for place in found
+    )
+
+
 def resolve(tree: UpstreamTree, target: str) -> Resolution:
     """Resolve ``target`` in ``tree`` (see the module docstring); never raises."""
     return resolve_all(tree, [target])[target]
