@@ -10,15 +10,13 @@ and the patch needs a refresh on the new release, not a new copy.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import replace
 
 from patchkeeper.series.hunk_evidence import HunkEvidence
 from patchkeeper.series.hunks import (
     MANGLED_SPACE_ADVICE,
     TRAILING_SPACE_WORDS,
-    FileLines,
-    images,
+    locate,
 )
 from patchkeeper.series.model import Hunk, Patch
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -49,7 +47,7 @@ def pin_space_evidence(
         return evidence
     path, hunk = found
     state = pin.state(path)
-    if state is None or not _occurs(state.lines, images(hunk, False)[0]):
+    if state is None or locate(state.lines, hunk) is None:  # the patch applies at the pin
         return evidence
     kept = note[: -len(MANGLED_SPACE_ADVICE)]
     return replace(evidence, note=kept + UPSTREAM_SPACE_ADVICE)
@@ -63,14 +61,3 @@ def _hunk(patch: Patch, evidence: HunkEvidence) -> tuple[str, Hunk] | None:
             if hunk.line_no == evidence.patch_line:
                 return diff.old_path or diff.path, hunk
     return None
-
-
-def _occurs(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
-    """Whether ``pattern`` stands in ``lines`` byte for byte."""
-    if not pattern:
-        return False
-    size = len(pattern)
-    for start in FileLines(lines).positions.get(pattern[0], []):
-        if list(lines[start : start + size]) == list(pattern):
-            return True
-    return False
