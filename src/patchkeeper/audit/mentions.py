@@ -21,6 +21,15 @@ fields) is read only after a word a forge takes as closing an issue: ``Fixes #15
 change closes; any other number in prose may name anything (a related bug of another
 project, the Python bug that motivated a workaround). ``Closes: #N``, with a colon, is
 Debian's own changelog syntax for its bug tracker and is not read.
+
+A number is an issue of one tracker. Read from a URL (``https://host/owner/repo/pull/118``),
+the reference names its repository; a changelog line names one too when the number is in a
+URL on it, or in a link label (reStructuredText's `` `#118`_ ``, Markdown's ``[#118]``) that
+the file defines as such a URL. A mention counts only when it is about the same project:
+neither names a repository, or both name one on the same host with the same name (an owner
+may rename itself; a project that moves to another forge numbers its issues anew). Merge
+request 118 of a project's old forge is not pull request 118 of its new one, and another
+project's issue is not this project's.
 """
 
 from __future__ import annotations
@@ -47,6 +56,24 @@ _FILE_PULL = re.compile(r"(?<![A-Za-z])(?:pr|pull)-?(\d{2,7})(?!\d)", re.IGNOREC
 _VENDOR_HOSTS = re.compile(r"bugs\.debian\.org|launchpad\.net|bugzilla\.redhat|bugs\.gentoo")
 #: A closing keyword and the issue it closes, in the free-form description: ``Fixes #1537``
 #: (no colon after the keyword: ``Closes: #N`` is Debian's bug tracker).
+#: A URL in a header field or a changelog line.
+_URL = re.compile(r"https?://[^\s<>`'\"()\[\]{}|]+", re.IGNORECASE)
+#: A URL's path segments that end the repository part and start the tracker's.
+_TRACKER_SEGMENTS = frozenset(
+    {"-", "issues", "issue", "pull", "pulls", "merge_requests", "ticket", "show_bug.cgi"}
+)
+#: A tracker URL's number: ``/pull/118``, ``/merge_requests/118``, ``show_bug.cgi?id=118``.
+_URL_NUMBER = re.compile(
+    r"(?:/issues?/|/pulls?/|/merge_requests/|/ticket/|show_bug\.cgi\?id=)(\d{2,7})(?!\d)",
+    re.IGNORECASE,
+)
+#: Link labels on a line: reStructuredText's `` `#118`_ ``, Markdown's ``[#118]`` and
+#: ``[text][#118]``.
+_LABELS = re.compile(r"`([^`<>]+)`__?|\[([^\]]+)\](?:\[([^\]]*)\])?(?!\()")
+#: Link definitions in a file: ``.. _`#118`: URL``, ``.. _issue118: URL``, ``[#118]: URL``.
+_DEFINITION = re.compile(
+    r"^[ \t]*(?:\.\.[ \t]+_`?([^`\n]+?)`?|\[([^\]\n]+)\]):[ \t]*(https?://\S+)", re.MULTILINE
+)
 _CLOSING = re.compile(
     r"\b(?:fix(?:es|ed)?|close[sd]?|resolve[sd]?)\s+"
     r"((?:#|gh-|https?://\S+/(?:issues|pulls?)/)\d{2,7})\b",
@@ -62,11 +89,14 @@ class Reference:
         kind: ``"cve"`` or ``"number"``.
         value: ``"CVE-2024-39614"`` or ``"32690"``.
         source: where it was read (``"Subject"``, ``"file name"``).
+        repository: for a number read from a URL, the repository it is an issue of
+            (:func:`repository`, ``"github.com/python-cffi/cffi"``); ``""``: none named.
     """
 
     kind: str
     value: str
     source: str
+    repository: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,6 +116,49 @@ class Mention:
     text: str
 
 
+def repository(url: str) -> str:
+    """The repository a tracker URL names: its host (``www.`` left out) and the path before
+    the tracker's part, lower case; ``""`` when ``url`` is no URL.
+
+    >>> repository("https://github.com/python-cffi/cffi/pull/118")
+    'github.com/python-cffi/cffi'
+    >>> repository("https://foss.heptapod.net/pypy/cffi/-/merge_requests/118")
+    'foss.heptapod.net/pypy/cffi'
+    >>> repository("https://code.djangoproject.com/ticket/32690")
+    'code.djangoproject.com'
+    """
+    match = re.match(r"https?://([^/\s?#]+)([^\s?#]*)", url, re.IGNORECASE)
+    if match is None:
+        return ""
+    host = match.group(1).lower().removeprefix("www.")
+    segments = []
+    for segment in match.group(2).lower().split("/"):
+        if segment in _TRACKER_SEGMENTS:
+            break
+        if segment:
+            segments.append(segment.removesuffix(".git"))
+    return "/".join([host, *segments])
+
+
+def same_project(one: str, other: str) -> bool:
+    """Whether two repositories (:func:`repository`) are one project's: either is unknown
+    (``""``), or both are on one host under one name (the owner may differ: a renamed owner
+    keeps its issue numbers; another host numbers them anew).
+
+    >>> same_project("github.com/mitsuhiko/flask", "github.com/pallets/flask")
+    True
+    >>> same_project("foss.heptapod.net/pypy/cffi", "github.com/python-cffi/cffi")
+    False
+    >>> same_project("", "github.com/python-cffi/cffi")
+    True
+    """
+    if not one or not other:
+        return True
+    host, _, path = one.partition("/")
+    other_host, _, other_path = other.partition("/")
+    return host == other_host and path.rpartition("/")[2] == other_path.rpartition("/")[2]
+
+
 def _scan(text: str, source: str, out: dict[str, Reference]) -> None:
     for match in _CVE.finditer(text):
         value = f"CVE-{match.group(1)}-{match.group(2)}"
@@ -93,8 +166,16 @@ def _scan(text: str, source: str, out: dict[str, Reference]) -> None:
     for part in re.split(r"[,\s]+(?=https?://)", text):
         if _VENDOR_HOSTS.search(part):
             continue
+        url = _URL.match(part)
         for match in _NUMBER.finditer(part):
-            out.setdefault(match.group(1), Reference("number", match.group(1), source))
+            value = match.group(1)
+            where = repository(url.group(0)) if url and match.start() < url.end() else ""
+            known = out.get(value)
+            if known is None:
+                out[value] = Reference("number", value, source, where)
+            elif where and not known.repository:
+                # a URL says whose issue the number is, wherever it was read first
+                out[value] = Reference("number", value, known.source, where)
 
 
 def references(patch: Patch) -> tuple[Reference, ...]:
@@ -157,23 +238,72 @@ def _pattern(reference: Reference) -> re.Pattern[str]:
     )
 
 
+def _definitions(text: str) -> dict[str, str]:
+    """A file's link definitions: label (lower case, spaces collapsed) -> URL."""
+    out: dict[str, str] = {}
+    for match in _DEFINITION.finditer(text):
+        label = match.group(1) if match.group(1) is not None else match.group(2)
+        out.setdefault(" ".join(label.lower().split()), match.group(3))
+    return out
+
+
+def line_repositories(line: str, number: str, definitions: dict[str, str]) -> set[str]:
+    """The repositories (:func:`repository`) a changelog line names issue ``number`` of: by
+    a URL on the line, else by a link label on it that ``definitions`` (the file's, label ->
+    URL) define as such a URL; empty when the line names none.
+
+    >>> line = "* Fix imports under Windows (`#118`_)."
+    >>> line_repositories(line, "118", {"#118": "https://github.com/python-cffi/cffi/pull/118"})
+    {'github.com/python-cffi/cffi'}
+    >>> line_repositories(line, "118", {})
+    set()
+    """
+
+    def naming(urls: list[str]) -> set[str]:
+        return {
+            repository(url)
+            for url in urls
+            if any(m.group(1) == number for m in _URL_NUMBER.finditer(url))
+        }
+
+    found = naming(_URL.findall(line))
+    if found or not definitions:
+        return found
+    labels = [
+        " ".join(label.lower().split())
+        for match in _LABELS.finditer(line)
+        for label in match.groups()
+        if label
+    ]
+    return naming([definitions[label] for label in labels if label in definitions])
+
+
 def find_mentions(
     refs: tuple[Reference, ...], files: dict[str, str], limit: int = 3
 ) -> dict[str, list[Mention]]:
     """Per reference, the changelog lines of ``files`` (path -> text) that name it, at most
-    ``limit`` each."""
+    ``limit`` each; a line that names the number as an issue of another project than the
+    reference's (:func:`line_repositories`, :func:`same_project`) does not count."""
     out: dict[str, list[Mention]] = {}
     if not refs:
         return out
-    patterns = [(ref.value, ref.value.removeprefix("CVE-"), _pattern(ref)) for ref in refs]
+    patterns = [(ref, ref.value.removeprefix("CVE-"), _pattern(ref)) for ref in refs]
     for path, text in files.items():
-        for value, plain, pattern in patterns:
+        definitions: dict[str, str] | None = None
+        for ref, plain, pattern in patterns:
+            value = ref.value
             if len(out.get(value, ())) >= limit or plain not in text:
                 continue
             if not pattern.search(text):
                 continue
             for number, line in enumerate(text.splitlines(), 1):
                 if pattern.search(line):
+                    if ref.repository:
+                        if definitions is None:
+                            definitions = _definitions(text)
+                        named = line_repositories(line, value, definitions)
+                        if named and not any(same_project(ref.repository, n) for n in named):
+                            continue
                     out.setdefault(value, []).append(
                         Mention(value, path, number, line.strip()[:160])
                     )
