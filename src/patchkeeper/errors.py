@@ -60,9 +60,14 @@ class PatchkeeperError(Exception):
             return path
         return f"{path}:{self.line}"
 
-    def __str__(self) -> str:
+    def located(self) -> str:
+        """Return ``path:line: message`` (the message alone without a path): the error in
+        one line, without its hint, for a clause of another message."""
         where = self.where()
-        text = f"{where}: {self.message}" if where else self.message
+        return f"{where}: {self.message}" if where else self.message
+
+    def __str__(self) -> str:
+        text = self.located()
         if self.hint:
             text += f"\n  hint: {self.hint}"
         return text

@@ -100,6 +100,47 @@ def test_a_refused_write_and_a_command_line_no_tool_runs(example: Example) -> No
     assert not (example.downstream / "out.md").exists()
 
 
+def test_evidence_refused_for_a_range_says_what_keeps_one(example: Example) -> None:
+    """``save_evidence`` given to horizon, or to audit with a range: the hint said to run
+    ``audit --save-evidence`` in a terminal, which refuses a range; it says that a range's
+    audit keeps none and how one release's is kept. Audit of one release keeps its hint."""
+
+    async def conversation(client: ClientSession) -> list[Any]:
+        ranged = {**DOWN, "to": "minihttp>1.0,<2", "save_evidence": True}
+        return [
+            await client.call_tool("horizon", ranged),
+            await client.call_tool("audit", ranged),
+            await client.call_tool("audit", {**DOWN, "to": NEW, "save_evidence": True}),
+        ]
+
+    horizon, audit, one = talk(example.root, conversation)
+    ranged_hint = (
+        "a range's audit keeps no evidence in a terminal either: --save-evidence keeps one "
+        "release's audit; to keep one release's in .patchkeeper/evidence/, run 'patchkeeper "
+        "audit --to minihttp==VERSION --save-evidence' (a command line: no tool runs it) in a "
+        "terminal"
+    )
+    assert [r.is_error for r in (horizon, audit, one)] == [True, True, True]
+    assert [r.structured_content["error"] for r in (horizon, audit)] == [
+        {
+            "message": f"{name} is read-only and writes nothing: it takes no save_evidence",
+            "file": None,
+            "line": None,
+            "hint": ranged_hint,
+        }
+        for name in ("horizon", "audit")
+    ]
+    assert texts(horizon)[0].splitlines()[:2] == [
+        "patchkeeper: error: horizon is read-only and writes nothing: it takes no save_evidence",
+        f"  hint: {ranged_hint}",
+    ]
+    assert one.structured_content["error"]["hint"] == (
+        "it keeps no evidence, whatever evidence = true in the configuration says; to keep the "
+        "result in .patchkeeper/evidence/, run 'patchkeeper audit --save-evidence' (a command "
+        "line: no tool runs it) in a terminal"
+    )
+
+
 def test_what_a_hint_says_in_tools() -> None:
     upgrade = find_tool("write_upgrade")
     assert translate(

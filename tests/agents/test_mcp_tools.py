@@ -135,6 +135,15 @@ def test_a_read_only_tool_refuses_the_options_that_write_a_file() -> None:
         "the call's result is the JSON envelope; to write the Markdown report, run "
         "'patchkeeper lint --markdown FILE' in a terminal",
     )
+    assert read_only_refusal(tool("horizon"), cli, "evidence", "vllm>=0.28,<0.34") == (
+        "horizon is read-only and writes nothing: it takes no evidence",
+        "a range's audit keeps no evidence in a terminal either: --save-evidence keeps one "
+        "release's audit; to keep one release's in .patchkeeper/evidence/, run 'patchkeeper "
+        "audit --to vllm==VERSION --save-evidence' in a terminal",
+    )
+    assert read_only_refusal(tool("runtime_audit"), cli, "evidence", "vllm>=0.28") == (
+        read_only_refusal(tool("runtime_audit"), cli, "evidence")  # it takes no range
+    )
     assert read_only_refusal(tool("status"), cli, "save_evidence") is None
     assert read_only_refusal(tool("report_check"), cli, "evidence") is None
     assert read_only_refusal(tool("write_port_start"), cli, "save_evidence") is None

@@ -5,10 +5,26 @@ and becomes the port's *carry*; the port was the update."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from helpers import Example, resolve
 
 PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+
+
+def _decide_carries_the_ported_updates(cli, down: Path) -> None:
+    """Run ``decide`` in ``down`` after its port carried two patches decided *update*
+    (one a conflict resolved, one merged): both suggestions become *carry*."""
+    run = cli("decide", cwd=down)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines() == [
+        f"{down / 'patchkeeper-decisions.toml'}: added 0, kept 7 existing",
+        "replaced 2 suggestions to update patches the port has carried since:",
+        "  series redirect-strip-proxy-auth.patch: suggested: carry (resolved)",
+        "  series headers-merge-order.patch: suggested: carry (merged)",
+        '2 suggestions to review: delete "suggested: " from a decision to accept it, or write '
+        "your own; report --check fails until then",
+    ]
 
 
 def test_decide_replaces_an_update_the_port_has_done(cli, example: Example) -> None:
@@ -20,17 +36,7 @@ def test_decide_replaces_an_update_the_port_has_done(cli, example: Example) -> N
     resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
     assert cli("port", "--continue", "--save-evidence", cwd=down).code == 1
 
-    run = cli("decide", cwd=down)
-
-    assert (run.code, run.err) == (0, "")
-    assert run.out.splitlines() == [
-        f"{down / 'patchkeeper-decisions.toml'}: added 0, kept 7 existing",
-        "replaced 2 suggestions to update patches the port has carried since:",
-        "  series redirect-strip-proxy-auth.patch: suggested: carry (resolved)",
-        "  series headers-merge-order.patch: suggested: carry (merged)",
-        '2 suggestions to review: delete "suggested: " from a decision to accept it, or write '
-        "your own; report --check fails until then",
-    ]
+    _decide_carries_the_ported_updates(cli, down)
     # the patch the port stopped at next is still to update
     text = (down / "patchkeeper-decisions.toml").read_text()
     table = text[text.index('[series."redirect-strip-api-key.patch"]') :]
@@ -63,13 +69,4 @@ def test_a_plain_continue_of_a_port_with_saved_evidence_saves_its_result(
 
     saved = json.loads(evidence.read_text())["result"]
     assert (saved["outcome"], saved["stopped_at"]) == ("stopped", "redirect-strip-api-key.patch")
-    run = cli("decide", cwd=down)
-    assert (run.code, run.err) == (0, "")
-    assert run.out.splitlines() == [
-        f"{down / 'patchkeeper-decisions.toml'}: added 0, kept 7 existing",
-        "replaced 2 suggestions to update patches the port has carried since:",
-        "  series redirect-strip-proxy-auth.patch: suggested: carry (resolved)",
-        "  series headers-merge-order.patch: suggested: carry (merged)",
-        '2 suggestions to review: delete "suggested: " from a decision to accept it, or write '
-        "your own; report --check fails until then",
-    ]
+    _decide_carries_the_ported_updates(cli, down)

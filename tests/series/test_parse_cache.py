@@ -117,13 +117,17 @@ def test_an_unchanged_file_is_not_read_and_an_edit_is_found(
     monkeypatch.setattr(time, "time_ns", lambda: real() + 10**10)  # the files are old now
     expected = load_patches(parse_series(series), 1)
     reads: list[str] = []
-    opened = builtins.open
 
-    def counting_open(file, *args, **kwargs):
-        reads.append(os.path.basename(str(file)))
-        return opened(file, *args, **kwargs)
+    def counting(real_open):
+        def counting_open(file, *args, **kwargs):
+            reads.append(os.path.basename(str(file)))
+            return real_open(file, *args, **kwargs)
 
-    monkeypatch.setattr(builtins, "open", counting_open)
+        return counting_open
+
+    # a patch is read through os.open (read_regular), other files through open
+    monkeypatch.setattr(builtins, "open", counting(builtins.open))
+    monkeypatch.setattr(os, "open", counting(os.open))
     assert load_patches(parse_series(series), 1) == expected
     assert [name for name in reads if name.endswith(".patch")] == []
     second = series.parent / "second.patch"

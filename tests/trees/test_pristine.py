@@ -52,8 +52,9 @@ def test_status_goes_on_when_the_pin_cannot_be_fetched(cli, example: Example) ->
         "not ok: 0 of 7 patches applied; drift not checked (no pristine reference: pass --pristine)"
     )
     assert lines[-2] == (
-        "  pristine: the pristine reference minihttp==1.0 (upstream==pin) cannot be fetched: "
-        "no project named 'minihttp' on the package indexes"
+        f"  pristine: {example.downstream / 'patchkeeper.toml'}: the pristine reference "
+        "minihttp==1.0 (upstream==pin) cannot be fetched: no project named 'minihttp' on the "
+        "package indexes"
     )
     # verify needs the reference: the fetch error is the answer
     run = cli("verify", "--target", str(target), cwd=example.downstream)

@@ -8,7 +8,15 @@ from __future__ import annotations
 import json
 import shutil
 
-from upgrade_support import committed_files, git, make_checkout, resolve, subjects, tracked_tree
+from upgrade_support import (
+    committed_files,
+    git,
+    make_checkout,
+    resolve,
+    step_rows,
+    subjects,
+    tracked_tree,
+)
 
 from helpers import Example
 
@@ -48,10 +56,6 @@ PORTED = [
 RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
 
 
-def _steps(data: dict) -> list[tuple[str, str, list[str], str | None]]:
-    return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
-
-
 def _start(cli, example: Example):
     return cli(
         "-C",
@@ -76,7 +80,7 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
     data = json.loads(run.out)
     assert (data["command"], data["action"], data["outcome"]) == ("upgrade", "upgrade", "stopped")
     assert (data["branch"], data["base"], data["target_version"]) == ("up", "main", "1.1")
-    assert _steps(data) == [
+    assert step_rows(data) == [
         ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
         ("runtime audit", "skipped", [], None),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),
@@ -161,7 +165,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
     assert run.code == 0, run.err
     data = json.loads(run.out)
     assert (data["action"], data["outcome"], data["state_dir"]) == ("continue", "done", None)
-    assert _steps(data) == [
+    assert step_rows(data) == [
         ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
         ("runtime audit", "skipped", [], None),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[1]),

@@ -10,7 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 import pytest
-from upgrade_support import committed_files, git, make_checkout, subjects
+from upgrade_support import committed_files, ctrl_c, git, make_checkout, subjects
 
 from helpers import Example
 from patchkeeper.commands import decide
@@ -95,11 +95,6 @@ def test_continue_after_a_ctrl_c_while_the_port_writes_its_conflict(
     )
     files = down / ".patchkeeper-port" / "conflict" / "files"
     assert sorted(p.name for p in files.iterdir()) == ["retry.py"]
-
-
-def ctrl_c(config: Any, *args: Any, **kwargs: Any) -> Any:
-    """A Ctrl-C as a step starts."""
-    raise KeyboardInterrupt
 
 
 def _cut_short_before_the_branch(example: Example, monkeypatch) -> tuple[Any, str]:

@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from mixed_downstream import RESOLVED, SCHEDULER, SCHEDULER_RESOLVED, mixed_downstream
-from test_upgrade_interrupted import ctrl_c
-from upgrade_support import committed_files, git, make_checkout, resolve, subjects, tracked_tree
-
-from patchkeeper.commands.upgrade import STEPS
-from patchkeeper.config import load_config
-from patchkeeper.errors import Interrupted
-from patchkeeper.upgrade.request import UpgradeRequest
-from patchkeeper.upgrade.run import upgrade
+from upgrade_support import (
+    committed_files,
+    ctrl_c_at_the_report,
+    git,
+    make_checkout,
+    resolve,
+    step_rows,
+    subjects,
+    tracked_tree,
+)
 
 RUNTIME_FILES = [
     "metaplug/patch/bugfix/fix_sampler.py",
@@ -56,16 +57,12 @@ def plugin(tmp_path: Path, private_cache: Path) -> Path:
     return mixed_downstream(tmp_path / "work")
 
 
-def _steps(data: dict) -> list[tuple[str, str, list[str], str | None]]:
-    return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
-
-
 def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
     base = make_checkout(plugin)
     run = cli("upgrade", "--to", "../upstream-2.0", "--branch", "up", "--json", cwd=plugin)
     assert run.code == 1, run.err
     data = json.loads(run.out)
-    assert _steps(data) == [
+    assert step_rows(data) == [
         ("audit", "done", [".patchkeeper/evidence/audit.json"], AT_THE_STOP[0]),
         ("runtime audit", "done", [".patchkeeper/evidence/runtime-audit.json"], AT_THE_STOP[1]),
         ("decide", "done", ["patchkeeper-decisions.toml"], AT_THE_STOP[2]),
@@ -122,7 +119,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         None,
         [],
     )
-    assert _steps(data)[3:] == [
+    assert step_rows(data)[3:] == [
         ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
         (
             "port",
@@ -249,7 +246,7 @@ def test_runtime_markers_stop_the_upgrade_once_the_series_is_through(cli, plugin
         None,
         [],
     )
-    assert _steps(data)[3:] == [
+    assert step_rows(data)[3:] == [
         ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
         (
             "port",
@@ -275,14 +272,7 @@ def test_runtime_markers_stop_the_upgrade_once_the_series_is_through(cli, plugin
 def test_a_ctrl_c_after_both_ports_stopped_names_both(cli, plugin: Path, monkeypatch) -> None:
     """A Ctrl-C in the record's step with the runtime port stopped at its markers and the
     port at its conflict: the hint names both, in the order ``--continue`` refuses them."""
-    make_checkout(plugin)
-    monkeypatch.chdir(plugin)
-    config = load_config(plugin / "pyproject.toml")
-    with pytest.raises(Interrupted) as caught:
-        upgrade(
-            config, replace(STEPS, report=ctrl_c), UpgradeRequest(to="../upstream-2.0", branch="up")
-        )
-    assert caught.value.hint == (
+    assert ctrl_c_at_the_report(plugin, monkeypatch).hint == (
         f"the runtime port is stopped at conflict markers in {SCHEDULER}:13: keep what the "
         "plugin needs of both sides and remove the markers; the port is stopped at a "
         "conflict: resolve it in .patchkeeper-port/conflict/files (see "

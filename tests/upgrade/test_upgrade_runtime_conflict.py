@@ -8,25 +8,19 @@ from __future__ import annotations
 
 import json
 import shutil
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_upgrade_interrupted import ctrl_c
 from upgrade_support import (
     committed_files,
+    ctrl_c_at_the_report,
     git,
     make_checkout,
     resolve,
+    step_rows,
     subjects,
     tracked_tree,
 )
-
-from patchkeeper.commands.upgrade import STEPS
-from patchkeeper.config import load_config
-from patchkeeper.errors import Interrupted
-from patchkeeper.upgrade.request import UpgradeRequest
-from patchkeeper.upgrade.run import upgrade
 
 FIXTURES = Path(__file__).resolve().parent.parent / "runtime" / "fixtures"
 SCHEDULER = "metaplug/patch/bugfix/fix_scheduler.py"
@@ -70,10 +64,6 @@ def plugin(tmp_path: Path, private_cache: Path) -> Path:
     return plugin
 
 
-def _steps(data: dict) -> list[tuple[str, str, list[str], str | None]]:
-    return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
-
-
 def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, plugin: Path) -> None:
     """The upgrade ended "done" (exit 1) with the markers in the plugin and no state: there
     was no ``--continue`` to finish it with, ``status`` saw nothing waiting and the pin was
@@ -90,7 +80,7 @@ def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, pl
         str(state),
         [CONFLICT],
     )
-    assert _steps(data) == [
+    assert step_rows(data) == [
         ("audit", "skipped", [], None),
         (
             "runtime audit",
@@ -143,7 +133,7 @@ def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, pl
     assert run.code == 0, run.err
     data = json.loads(run.out)
     assert (data["outcome"], data["state_dir"], data["conflicts"]) == ("done", None, [])
-    assert _steps(data)[3:] == [
+    assert step_rows(data)[3:] == [
         (
             "runtime port",
             "done",
@@ -208,14 +198,7 @@ def test_a_ctrl_c_after_the_runtime_port_stopped_names_its_markers(
     """A Ctrl-C in the record's step once the runtime port has stopped at conflict markers:
     the interrupted run prints no list of what is left, and its hint said only to continue,
     which then refused the markers. The hint names each file and its first marker's line."""
-    make_checkout(plugin)
-    monkeypatch.chdir(plugin)
-    config = load_config(plugin / "pyproject.toml")
-    with pytest.raises(Interrupted) as caught:
-        upgrade(
-            config, replace(STEPS, report=ctrl_c), UpgradeRequest(to="../upstream-2.0", branch="up")
-        )
-    assert caught.value.hint == (
+    assert ctrl_c_at_the_report(plugin, monkeypatch).hint == (
         f"the runtime port is stopped at conflict markers in {SCHEDULER}:13: keep what the "
         "plugin needs of both sides and remove the markers; then run 'patchkeeper upgrade "
         "--continue' (the upgrade stopped at its report step), or 'patchkeeper upgrade "

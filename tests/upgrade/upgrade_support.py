@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, git, make_checkout, resolve, write_files
+from patchkeeper.commands.upgrade import STEPS
+from patchkeeper.config import load_config
+from patchkeeper.errors import Interrupted
+from patchkeeper.upgrade.request import UpgradeRequest
+from patchkeeper.upgrade.run import upgrade
 
 __all__ = ["git", "make_checkout", "resolve"]
 
@@ -80,6 +89,30 @@ def subjects(root: Path, base: str) -> list[str]:
 def committed_files(root: Path, commit: str) -> list[str]:
     """The files one commit changed, sorted."""
     return sorted(git(root, "show", "--format=", "--name-only", commit).splitlines())
+
+
+def step_rows(data: dict[str, Any]) -> list[tuple[str, str, list[str], str | None]]:
+    """``(name, status, files, subject)`` of each step of an upgrade's JSON result."""
+    return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
+
+
+def ctrl_c(config: Any, *args: Any, **kwargs: Any) -> Any:
+    """A Ctrl-C as a step starts."""
+    raise KeyboardInterrupt
+
+
+def ctrl_c_at_the_report(root: Path, monkeypatch: pytest.MonkeyPatch) -> Interrupted:
+    """Make the downstream ``root`` (configured in its ``pyproject.toml``) a checkout and
+    run ``upgrade --to ../upstream-2.0 --branch up`` in it with a Ctrl-C as the report
+    step starts; return the :class:`Interrupted` error the upgrade raised."""
+    make_checkout(root)
+    monkeypatch.chdir(root)
+    config = load_config(root / "pyproject.toml")
+    with pytest.raises(Interrupted) as caught:
+        upgrade(
+            config, replace(STEPS, report=ctrl_c), UpgradeRequest(to="../upstream-2.0", branch="up")
+        )
+    return caught.value
 
 
 def tracked_tree(root: Path) -> dict[str, bytes]:

@@ -49,8 +49,9 @@ def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, 
     """
     from jsonschema import Draft202012Validator
 
+    to = arguments.get("to")
     for key in arguments:
-        refusal = read_only_refusal(tool, group, key)
+        refusal = read_only_refusal(tool, group, key, to if isinstance(to, str) else None)
         if refusal is not None:
             raise CallRefused(refusal[0], hint=refusal[1])
     validator = Draft202012Validator(input_schema(tool, group))

@@ -115,6 +115,9 @@ class ToolSpec:
         requires: parameter keys the tool's input schema requires although the command's
             option is optional: ``port --to`` is needed to start a port, which is all
             ``write_port_start`` does (``--continue`` and ``--abort`` are other tools).
+        ranges: whether the command judges every release of a range given in ``to``
+            (``audit``), a run that keeps no evidence, which its refusal of
+            ``save_evidence`` then says (:func:`read_only_refusal`).
     """
 
     name: str
@@ -126,6 +129,7 @@ class ToolSpec:
     summary: str = ""
     notes: tuple[tuple[str, str], ...] = ()
     requires: frozenset[str] = frozenset()
+    ranges: bool = False
 
     @property
     def command(self) -> str:
@@ -139,6 +143,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "audit",
         ("audit",),
         omit=frozenset({"releases"}),
+        ranges=True,
         summary="Apply the series to a new upstream release in memory and judge every patch "
         "(verdicts with evidence); a range in to ('PROJECT>=A,<B') judges every release of "
         "it from the package indexes, as horizon does.",
@@ -153,6 +158,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "horizon",
         ("audit",),
+        ranges=True,
         summary="Audit every release of a range (--to 'PROJECT>=A,<B'): the upgrade "
         "horizon, the last release each patch still applies to.",
     ),
@@ -299,11 +305,15 @@ def fixed_options(tool: ToolSpec, group: click.Group) -> tuple[str, ...]:
     return (*tool.fixed, *off)
 
 
-def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str, str] | None:
+def read_only_refusal(
+    tool: ToolSpec, group: click.Group, key: str, to: str | None = None
+) -> tuple[str, str] | None:
     """``(message, hint)`` for a read-only tool's call that passes ``key``, an option of its
     command that writes a file (``save_evidence``, or ``evidence``, the configuration's
     word, ``markdown`` and ``output``), else ``None``: the tool writes nothing, so it takes
-    none.
+    none. ``to``: the call's ``to``; when it is a range and the tool's command judges every
+    release of one (:attr:`ToolSpec.ranges`), the hint for evidence says that such a run
+    keeps none in a terminal either, and how one release's is kept.
 
     Raises:
         LookupError: the tool names a command the command line lost.
@@ -325,10 +335,29 @@ def read_only_refusal(tool: ToolSpec, group: click.Group, key: str) -> tuple[str
             f"the call's result is the JSON envelope, the diff in it; to write the diff to a "
             f"file, run '{command} --output FILE' in a terminal"
         )
+    project = _range_project(to) if tool.ranges and to else None
+    if project is not None:
+        return message, (
+            f"a range's audit keeps no evidence in a terminal either: --save-evidence keeps "
+            f"one release's audit; to keep one release's in .patchkeeper/evidence/, run "
+            f"'{command} --to {project}==VERSION --save-evidence' in a terminal"
+        )
     return message, (
         f"it keeps no evidence, whatever evidence = true in the configuration says; to keep "
         f"the result in .patchkeeper/evidence/, run '{command} --save-evidence' in a terminal"
     )
+
+
+def _range_project(to: str) -> str | None:
+    """The project of ``to`` when it is a range of releases (``"minihttp>1.0"``), else
+    ``None``.
+
+    >>> _range_project("minihttp>1.0,<2"), _range_project("minihttp==1.1")
+    ('minihttp', None)
+    """
+    from patchkeeper.audit.horizon import is_range, parse_range
+
+    return parse_range(to).name if is_range(to) else None
 
 
 def parameter_key(param: click.Parameter) -> str:

@@ -13,11 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from patchkeeper.series.hunk_evidence import HunkEvidence
-from patchkeeper.series.hunks import (
-    MANGLED_SPACE_ADVICE,
-    TRAILING_SPACE_WORDS,
-    locate,
-)
+from patchkeeper.series.hunks import locate
 from patchkeeper.series.model import Hunk, Patch
 from patchkeeper.upstream.treesearch import TreeSearch
 
@@ -35,12 +31,11 @@ def pin_space_evidence(
     patch: Patch, evidence: HunkEvidence, pin: TreeSearch | None
 ) -> HunkEvidence:
     """``evidence`` of a hunk of ``patch`` that fails at the new release, with its advice
-    on white space at the ends of lines turned to :data:`UPSTREAM_SPACE_ADVICE` when the
-    old pin's tree ``pin`` has the hunk's lines as the patch has them; else as it is."""
-    note = evidence.note
-    if pin is None or not note.startswith(TRAILING_SPACE_WORDS):
-        return evidence
-    if not note.endswith(MANGLED_SPACE_ADVICE):
+    on white space at the ends of lines (:attr:`HunkEvidence.space`) turned to
+    :data:`UPSTREAM_SPACE_ADVICE` when the old pin's tree ``pin`` has the hunk's lines as
+    the patch has them; else as it is."""
+    space = evidence.space
+    if pin is None or space is None:
         return evidence
     found = _hunk(patch, evidence)
     if found is None:
@@ -49,8 +44,7 @@ def pin_space_evidence(
     state = pin.state(path)
     if state is None or locate(state.lines, hunk) is None:  # the patch applies at the pin
         return evidence
-    kept = note[: -len(MANGLED_SPACE_ADVICE)]
-    return replace(evidence, note=kept + UPSTREAM_SPACE_ADVICE)
+    return replace(evidence, note=space.words(UPSTREAM_SPACE_ADVICE))
 
 
 def _hunk(patch: Patch, evidence: HunkEvidence) -> tuple[str, Hunk] | None:

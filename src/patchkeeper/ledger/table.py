@@ -41,6 +41,7 @@ from patchkeeper.series.parse import (
     entry_file_exists,
     listed_patch,
     parse_series,
+    read_patch_bytes,
     refuse_listed_twice,
     split_lines,
 )
@@ -390,21 +391,7 @@ def read_preamble(path: Path) -> tuple[bytes, int]:
     Raises:
         PatchFormatError: the file is missing or unreadable.
     """
-    try:
-        data = read_regular(path)
-    except FileNotFoundError:
-        raise PatchFormatError(
-            "the patch file does not exist",
-            path=path,
-            hint="restore the file, or remove it from the series",
-        ) from None
-    except OSError as exc:
-        raise PatchFormatError(
-            f"cannot read the patch: {exc.strerror}",
-            path=path,
-            hint="make it a readable patch file, or take its line out of the series",
-        ) from None
-    lines = split_lines(data)
+    lines = split_lines(read_patch_bytes(path))
     start = _first_diff_index(lines, path)
     return b"".join(lines[:start]), start
 

@@ -205,7 +205,7 @@ def inventory(config: Any | None, location: PluginLocation) -> JsonReady:
             # one clause of the loading line: the error's message and hint, never its
             # "\n  hint:" form, which would break the line the reason is printed on
             hint = f"; {error.hint}" if error.hint else ""
-            unread = f"{spec} could not be read: {error.message}{hint}"
+            unread = f"{spec} could not be read: {error.located()}{hint}"
             return scan_plugin(settings, unread=unread).inventory
         return scan_plugin(
             settings, upstream=tree, same=lambda a, b: same_definition(tree, a, b)

@@ -6,7 +6,7 @@ engine outcomes; renderers turn them into text.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from patchkeeper.series.engine import (
     EXISTS,
@@ -16,7 +16,7 @@ from patchkeeper.series.engine import (
     NOT_EMPTY_BEFORE,
     PatchOutcome,
 )
-from patchkeeper.series.hunks import ClosestMatch, HunkFailure, first_line
+from patchkeeper.series.hunks import ClosestMatch, HunkFailure, SpaceMismatch, first_line
 
 #: The words of a file diff whose file is not in the tree (:attr:`FileFailure.problem`).
 MISSING_FILE = "the file does not exist"
@@ -67,6 +67,9 @@ class HunkEvidence:
         mismatches: the lines that differ there.
         note: why the hunk was refused when its lines all match somewhere (GNU patch's rules
             on where a hunk with cut context may apply), else ``""``.
+        space: when white space at the ends of lines alone keeps the hunk out (``note``
+            says so), where and which side has it (:attr:`HunkFailure.space`), else
+            ``None``; kept out of the JSON form, which has ``note``.
     """
 
     path: str
@@ -79,6 +82,12 @@ class HunkEvidence:
     total: int
     mismatches: tuple[LineMismatch, ...]
     note: str = ""
+    _space: SpaceMismatch | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def space(self) -> SpaceMismatch | None:
+        """:attr:`HunkFailure.space` of the hunk's failure (the attribute above)."""
+        return self._space
 
 
 def refusal_note(failure: HunkFailure) -> str:
@@ -182,6 +191,7 @@ def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
         total=len(failure.hunk.pre_image),
         mismatches=mismatches,
         note=refusal_note(failure) or _endings_note(closest),
+        _space=failure.space,
     )
 
 

@@ -98,6 +98,10 @@ class HunkFailure:
             applying) already stands at the line its header names, that 1-based line, else
             ``None``: it may be applied, or its lines may be elsewhere, and the hunk cannot
             tell which.
+        space: when white space at the ends of lines alone keeps the hunk out, where and
+            which side has it (``endings`` is then its words with
+            :data:`MANGLED_SPACE_ADVICE`), else ``None``: a caller that knows which side
+            changed it words the advice anew from it (:meth:`SpaceMismatch.words`).
     """
 
     hunk: Hunk
@@ -105,6 +109,7 @@ class HunkFailure:
     closest: ClosestMatch | None
     endings: str = ""
     done_at: int | None = None
+    space: SpaceMismatch | None = None
 
 
 @dataclass(frozen=True)
@@ -506,13 +511,14 @@ def patch_lines(
             indexed = indexed or FileLines(lines)
             closest = closest_match(lines, pattern, guess, indexed.positions)
             closest = plain_closest_match(lines, pattern, guess, indexed, closest)
-            endings = line_ending_mismatch(
-                lines, hunk, reverse, indexed
-            ) or trailing_space_mismatch(lines, hunk, reverse, indexed)
+            endings = line_ending_mismatch(lines, hunk, reverse, indexed)
+            space = None if endings else trailing_space_mismatch(lines, hunk, reverse, indexed)
+            if space is not None:
+                endings = space.words(MANGLED_SPACE_ADVICE)
             done_at = None
             if not hunk.has_context and images(hunk, not reverse)[0]:
                 done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
-            failures.append(HunkFailure(hunk, guess, closest, endings, done_at))
+            failures.append(HunkFailure(hunk, guess, closest, endings, done_at, space))
             continue
         pattern, _ = images(hunk, reverse)
         in_offset = where - expected
@@ -723,14 +729,43 @@ MANGLED_SPACE_ADVICE = (
 )
 
 
+@dataclass(frozen=True)
+class SpaceMismatch:
+    """Where a hunk's lines match the file's but for white space at their ends.
+
+    Attributes:
+        line: the 1-based line of the file whose end differs first.
+        in_file: whether that line of the file ends in white space the patch's lacks
+            (else the patch's line ends in white space the file's lacks).
+    """
+
+    line: int
+    in_file: bool
+
+    def words(self, advice: str) -> str:
+        """The failure in words: :data:`TRAILING_SPACE_WORDS`, the line, which side has
+        the white space, then ``advice`` (:data:`MANGLED_SPACE_ADVICE` when nothing tells
+        which side changed it).
+
+        >>> print(SpaceMismatch(3, in_file=False).words("!").partition(": ")[2])
+        at line 3, the patch's line ends in white space the file's lacks!
+        """
+        which = (
+            "the file's line ends in white space the patch's lacks"
+            if self.in_file
+            else "the patch's line ends in white space the file's lacks"
+        )
+        return f"{TRAILING_SPACE_WORDS}: at line {self.line}, {which}{advice}"
+
+
 def trailing_space_mismatch(
     lines: Sequence[bytes],
     hunk: Hunk,
     reverse: bool,
     indexed: FileLines | None = None,
-) -> str:
-    """Why a hunk fails when only white space at the ends of lines keeps it from matching,
-    else ``""``: a patch that went through a mail client or an editor that strips trailing
+) -> SpaceMismatch | None:
+    """Where only white space at the ends of lines keeps a hunk from matching, else
+    ``None``: a patch that went through a mail client or an editor that strips trailing
     white space lost it from its context lines, while the file kept it (GNU patch applies
     it only with ``-l``). Names the first file line whose end differs. ``indexed``: the
     :class:`FileLines` of ``lines``, when the caller has it (one file's many hunks).
@@ -739,34 +774,27 @@ def trailing_space_mismatch(
     >>> from pathlib import Path
     >>> diff = b"--- a/f\\n+++ b/f\\n@@ -1,2 +1,2 @@\\n a\\n-b\\n+B\\n"
     >>> (hunk,) = parse_patch(diff, name="p", path=Path("p")).files[0].hunks
-    >>> print(trailing_space_mismatch([b"a  \\n", b"b\\n"], hunk, False)[51:109])
-    at line 1, the file's line ends in white space the patch's
-    >>> trailing_space_mismatch([b"a\\n", b"c\\n"], hunk, False)
-    ''
+    >>> trailing_space_mismatch([b"a  \\n", b"b\\n"], hunk, False)
+    SpaceMismatch(line=1, in_file=True)
+    >>> trailing_space_mismatch([b"a\\n", b"c\\n"], hunk, False) is None
+    True
     """
     pattern, _ = images(hunk, reverse)
     if not pattern:
-        return ""
+        return None
     bare = [line.rstrip() for line in pattern]
     size = len(bare)
     # a window whose lines match but for white space starts with a line that does too
     positions = (indexed or FileLines(lines)).stripped_positions.get(bare[0], [])
     starts = [start for start in positions if start <= len(lines) - size]
     if any(list(lines[start : start + size]) == list(pattern) for start in starts):
-        return ""  # the lines occur as they are: white space is not what keeps them out
+        return None  # the lines occur as they are: white space is not what keeps them out
     for start in starts:
         window = lines[start : start + size]
         if [line.rstrip() for line in window] == bare:
             first = next(i for i, line in enumerate(window) if line != pattern[i])
-            which = (
-                "the file's line ends in white space the patch's lacks"
-                if len(window[first]) > len(pattern[first])
-                else "the patch's line ends in white space the file's lacks"
-            )
-            return f"{TRAILING_SPACE_WORDS}: at line {start + first + 1}, {which}" + (
-                MANGLED_SPACE_ADVICE
-            )
-    return ""
+            return SpaceMismatch(start + first + 1, len(window[first]) > len(pattern[first]))
+    return None
 
 
 class FileLines:

@@ -1461,20 +1461,20 @@ def render_patch(patch: Patch) -> bytes:
     return b"".join(parts)
 
 
-def _read_patch_bytes(path: Path) -> bytes:
-    """The bytes of a patch file.
+def read_patch_bytes(path: Path) -> bytes:
+    """The bytes of the patch file ``path``; a named pipe or a device there is refused
+    (:func:`patchkeeper.system.regular.read_regular`), not waited on.
 
     Raises:
         PatchFormatError: the file is missing or unreadable.
     """
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        return read_regular(path)
     except FileNotFoundError:
         raise PatchFormatError(
             "the patch file does not exist",
             path=path,
-            hint="remove it from the series, or restore the file",
+            hint="restore the file, or remove it from the series",
         ) from None
     except OSError as exc:
         raise PatchFormatError(
@@ -1492,7 +1492,7 @@ def read_patch(
     Raises:
         PatchFormatError: the file is missing, unreadable or malformed.
     """
-    data = _read_patch_bytes(path)
+    data = read_patch_bytes(path)
     return parse_patch(
         data, name=name or path.name, path=path, strip=strip, allow_empty=allow_empty
     )
@@ -1607,14 +1607,14 @@ def _load_one(
     path, info = files.path(entry)
     if store is None:
         return parse_patch(
-            _read_patch_bytes(path), name=entry.name, path=path, strip=strip, allow_empty=True
+            read_patch_bytes(path), name=entry.name, path=path, strip=strip, allow_empty=True
         )
     remembered = store.unchanged(entry.name, info, strip)
     patch = store.get(remembered, None, entry.name, path, strip) if remembered is not None else None
     if remembered is not None and patch is not None:
         key = remembered
     else:
-        data = _read_patch_bytes(path)
+        data = read_patch_bytes(path)
         key = content_key(data, entry.name, strip)
         patch = store.get(key, data, entry.name, path, strip)
         if patch is None:

@@ -853,10 +853,12 @@ def pin_unfetchable(config: Config, exc: FetchError, what: str, instead: str) ->
     (:class:`NoSuchRelease`: a typo in the pin), it names the line of ``pin`` too, and the
     hint keeps the versions the index has before what to do: fix the pin, or ``instead``;
     otherwise the hint is ``instead`` (the project is not on the index at all, or it cannot
-    be reached)."""
+    be reached). The error is named from the configuration file, so ``exc``'s own file (a
+    download that cannot be unpacked) is named in the message."""
     from patchkeeper.config import dotted_key_line
 
-    message = f"{what} {config.pin_requirement()} (upstream==pin) cannot be fetched: {exc.message}"
+    why = exc.located()
+    message = f"{what} {config.pin_requirement()} (upstream==pin) cannot be fetched: {why}"
     if not isinstance(exc, NoSuchRelease):
         return FetchError(message, path=config.source, hint=instead)
     hint = f"{exc.hint}; " if exc.hint else ""

@@ -168,7 +168,7 @@ def verify_series(
     except FetchError as exc:
         if not detailed or pristine is not None:
             raise
-        reference, unavailable = None, exc.message
+        reference, unavailable = None, exc.located()
     if reference is None and not from_record and not detailed:
         raise ConfigError(
             "verify needs a pristine reference for a directory target",

@@ -105,8 +105,9 @@ def unpack_archive(archive: Path, dest: Path, hint: str = CACHED_HINT) -> None:
 
     Raises:
         FetchError: the archive is unreadable or corrupt, of an unknown format, or has an
-            unsafe member (``path=archive``; the message names the member). All members are
-            checked before the first one is written, so a refused archive writes nothing.
+            unsafe member (``path=archive``, so the message does not name it again; it
+            names the member). All members are checked before the first one is written, so
+            a refused archive writes nothing.
     """
     name = archive.name
     try:
@@ -116,7 +117,7 @@ def unpack_archive(archive: Path, dest: Path, hint: str = CACHED_HINT) -> None:
             _unpack_tar(archive, dest)
         else:
             raise FetchError(
-                f"unknown archive format: {name}",
+                "unknown archive format",
                 path=archive,
                 hint="patchkeeper unpacks .tar.gz, .tar.bz2, .tar.xz, .zip and .whl files",
             )
@@ -129,7 +130,7 @@ def unpack_archive(archive: Path, dest: Path, hint: str = CACHED_HINT) -> None:
         lzma.LZMAError,
     ) as exc:
         raise FetchError(
-            f"cannot unpack {name}: {damage(name, exc)}",
+            f"cannot unpack the archive: {damage(name, exc)}",
             path=archive,
             hint=hint,
         ) from exc
@@ -190,7 +191,7 @@ def unsafe_name(name: str) -> str | None:
 
 def _refuse(archive: Path, member: str, why: str) -> FetchError:
     return FetchError(
-        f"unsafe member {member!r} in {archive.name}: {why}; nothing was unpacked",
+        f"unsafe member {member!r}: {why}; nothing was unpacked",
         path=archive,
         hint="the distribution file is malformed or hostile; report it to the project",
     )
