@@ -102,3 +102,40 @@ def test_a_patch_waits_for_an_earlier_one_in_conflict(cli, tmp_path: Path, pytho
         ("0001-stale.patch", "conflict", ""),
         ("0002-seven.patch", "not applied", "0001-stale.patch"),
     ]
+
+
+#: Creates ``pkdemo/extra.py``, which the next patch changes.
+CREATE = b"""diff --git a/pkdemo/extra.py b/pkdemo/extra.py
+new file mode 100644
+--- /dev/null
++++ b/pkdemo/extra.py
+@@ -0,0 +1,3 @@
++X = 1
++Y = 2
++Z = 3
+"""
+CHANGE = b"""--- a/pkdemo/extra.py
++++ b/pkdemo/extra.py
+@@ -1,3 +1,3 @@
+ X = 1
+-Y = 2
++Y = 20
+ Z = 3
+"""
+
+
+def test_a_file_the_series_creates_is_not_missing_from_the_wheel(
+    cli, tmp_path: Path, python: str
+) -> None:
+    """The later patch reads a file the series creates, not one the wheel should have
+    installed: no hint to pass an unpacked sdist instead."""
+    root = downstream(tmp_path / "ds", {"0001-create.patch": CREATE, "0002-change.patch": CHANGE})
+    run = cli("status", "--python", python, cwd=root)
+    assert run.code == 1
+    assert run.out.splitlines()[1:] == [
+        "  not applied  0001-create.patch",
+        "  not applied  0002-change.patch",
+        "    0001-create.patch: pkdemo/extra.py hunk #1 not applied",
+        "    0002-change.patch: pkdemo/extra.py hunk #1 not applied",
+        "not ok: 0 of 2 patches applied, 0 files drifted",
+    ]
