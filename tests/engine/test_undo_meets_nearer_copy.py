@@ -100,6 +100,7 @@ def test_the_hunk_shows_where_apply_put_its_post_image(tmp_path: Path) -> None:
         "missing_hunks": [],
         "problems": [],
         "missing_changes": [],
+        "waits_for": "",
     }
 
 

@@ -45,7 +45,8 @@ def pristine(tmp_path: Path) -> Pristine:
         ({"f": b"a\nb\nCC\nextra\nd\ne\n", "g": b"x\ny\n"}, [APPLIED, APPLIED, NOT_APPLIED], []),
         # f edited by hand after the series: P2 no longer reverses, and f drifted
         ({"f": b"a\nb\nCC\nextra\nd\nEDIT\n", "g": b"X\ny\n"}, [APPLIED, APPLIED, APPLIED], ["f"]),
-        ({"f": b"a\nb\nZ\nd\ne\n", "g": b"X\ny\n"}, [CONFLICT, CONFLICT, APPLIED], ["f"]),
+        # f's line 3 edited by hand: P1 in conflict; P2, whose context is P1's line, waits
+        ({"f": b"a\nb\nZ\nd\ne\n", "g": b"X\ny\n"}, [CONFLICT, NOT_APPLIED, APPLIED], ["f"]),
     ],
 )
 def test_states_and_drift(files, states, drifted, pristine: Pristine) -> None:

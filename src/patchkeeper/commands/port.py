@@ -66,14 +66,26 @@ def run(
     ``--save-evidence`` too (:func:`_stop_saved`): evidence left saying the port waits at
     a conflict would keep the record telling that stop, and ``decide`` (and ``upgrade``)
     suggesting an update of the patches the port has carried since. ``--no-save-evidence``
-    still keeps nothing.
+    does not keep the stop there either (a warning says so): the stop is the state the
+    record, and an upgrade's ``--continue``, read the port by, not evidence of one run.
 
     Raises: as :func:`patchkeeper.port.session.port_series`.
     """
     started = _started(config) if request.action == "continue" else None
-    if save_evidence is None and started is not None and _stop_saved(config, started):
+    over_stop = started is not None and _stop_saved(config, started)
+    refused = over_stop and save_evidence is False
+    if over_stop:
         save_evidence = True
     result = port_series(config, request)
+    if refused:
+        from patchkeeper.progress import warn
+
+        stored = evidence_store.evidence_dir(config) / evidence_store.file_name("port")
+        warn(
+            f"the port's result is saved over {stored} though --no-save-evidence was given: "
+            "that file held this port's stop, which the record (and an upgrade in progress) "
+            "reads as the port's state; left there, it would say the port still waits"
+        )
     if request.action == "abort":
         return result
     options = request_options(command, request, resume=request.action == "continue")

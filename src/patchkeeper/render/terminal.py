@@ -124,6 +124,12 @@ def state_lines(state: SeriesState, detailed: bool) -> list[str]:
         if patch.state == "empty":
             out.append(f"    {name}: {EMPTY_WORDS}")
             continue
+        waits_for = getattr(patch, "waits_for", "")
+        if waits_for:
+            out.append(
+                f"    {name}: waits for {shown_name(waits_for)}, which does not apply here "
+                "(its lines or files come from there)"
+            )
         if patch.state == "applied" or (patch.state == "not applied" and not detailed):
             continue
         ranges = hunk_namer((*patch.applied_hunks, *patch.missing_hunks)).ranges

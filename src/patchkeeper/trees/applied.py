@@ -30,6 +30,7 @@ from dataclasses import dataclass, field, replace
 from patchkeeper.constants import WordEnum
 from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.series.engine import (
+    MISSING,
     MODE,
     FileState,
     PatchOutcome,
@@ -107,6 +108,9 @@ class PatchState:
             (a mode, a rename, an empty file created or deleted), in words with the path
             first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
             patch of such changes alone would be *not applied* with nothing saying what.
+        waits_for: for a patch *not applied* that cannot apply before an earlier patch of
+            the series does, which does not apply on the tree either, that earlier patch's
+            name (its context, or a file it reads, comes from there); else ``""``.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -115,6 +119,7 @@ class PatchState:
     missing_hunks: tuple[HunkRef, ...] = ()
     problems: tuple[str, ...] = ()
     missing_changes: tuple[str, ...] = ()
+    waits_for: str = ""
 
 
 @dataclass(frozen=True)
@@ -480,17 +485,60 @@ def _needing_earlier(
 
     On a pristine tree a patch that changes lines an earlier patch wrote neither reverses nor
     applies; it applies once the earlier patches are applied, so it is merely not applied.
+    When such an earlier patch does not apply on the tree either, the patch is *not applied*
+    and waits for it (:attr:`PatchState.waits_for`, :func:`_waited_for`): its own conflict
+    with the tree cannot be known before that one is ported.
     """
     out = list(states)
     for index, state in enumerate(states):
         if state.state != CONFLICT or all(s.state == APPLIED for s in states[:index]):
             continue
         trial = ws.fork()
-        for earlier in patches[:index]:
-            apply_patch(trial, earlier)
-        if apply_patch(trial, patches[index], commit=False).ok:
+        failed = [earlier for earlier in patches[:index] if not apply_patch(trial, earlier).ok]
+        outcome = apply_patch(trial, patches[index], commit=False)
+        if outcome.ok:
             out[index] = PatchState(state.name, NOT_APPLIED, (), state.missing_hunks)
+            continue
+        waited = _waited_for(trial, failed, outcome)
+        if waited is not None:
+            out[index] = PatchState(
+                state.name, NOT_APPLIED, (), state.missing_hunks, waits_for=waited
+            )
     return out
+
+
+def _waited_for(trial: Workspace, failed: Sequence[Patch], outcome: PatchOutcome) -> str | None:
+    """The nearest earlier patch (of ``failed``, which do not apply on the tree) that the
+    patch of ``outcome`` needs: every file of it that fails reads a file that earlier patch
+    creates and the tree lacks, or a failing hunk's pre-image holds a line that earlier
+    patch adds and the file (``trial``: the tree with the earlier patches that apply
+    applied) lacks. The patch then cannot apply before that one does, which is no conflict
+    of its own with the tree; ``None`` when some failure is not explained so."""
+    for earlier in reversed(failed):
+        created = {d.path for d in earlier.files if d.is_creation or d.is_rename}
+        added: dict[str, set[bytes]] = {}
+        for diff in earlier.files:
+            lines = added.setdefault(diff.path, set())
+            for hunk in diff.hunks:
+                lines.update(set(hunk.post_image) - set(hunk.pre_image))
+        explained = True
+        for file_outcome in outcome.files:
+            if file_outcome.ok:
+                continue
+            if file_outcome.problem is not None:
+                explained = file_outcome.problem == MISSING and file_outcome.path in created
+            else:
+                current = trial.get(file_outcome.path)
+                present = set(current.lines) if current is not None else set()
+                lines = added.get(file_outcome.path, set()) - present
+                explained = all(
+                    lines.intersection(failure.hunk.pre_image) for failure in file_outcome.failures
+                )
+            if not explained:
+                break
+        if explained:
+            return earlier.name
+    return None
 
 
 def _applies_after_earlier(ws: Workspace, earlier: Sequence[Patch], patch: Patch) -> bool:

@@ -104,11 +104,17 @@ def tree_layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
     """Where the files the first patch reads are, when none of them is in the directory
     target and they are all in one place nearby (a target one level too high: every
     patch "not applied", every file of the tree drifted), else ``""``; the hint tells the
-    user to change ``--target``."""
+    user to change ``--target``. A file a patch of the series creates (or renames to) is
+    left out: later patches read it from there, not from the tree."""
     if tree.kind not in (DIRECTORY, INSTALLED):
         return ""
-    reads = next((p.files for p in patches if any(d.old_path for d in p.files)), ())
-    paths = [d.old_path for d in reads if d.old_path]
+    # a file the series itself creates (or renames to) is no file the tree should have
+    made = {d.new_path for p in patches for d in p.files if d.is_creation or d.is_rename}
+    reads = next(
+        (p.files for p in patches if any(d.old_path and d.old_path not in made for d in p.files)),
+        (),
+    )
+    paths = [d.old_path for d in reads if d.old_path and d.old_path not in made]
     if not paths or any((tree.base / path).exists() for path in paths):
         return ""
     if tree.kind == INSTALLED:
@@ -118,7 +124,7 @@ def tree_layout_hint(tree: Tree, patches: Sequence[Patch]) -> str:
             d.old_path
             for patch in patches
             for d in patch.files
-            if d.old_path and not (tree.base / d.old_path).exists()
+            if d.old_path and d.old_path not in made and not (tree.base / d.old_path).exists()
         )
         return installed_layout_hint(tree.base, list(lacking))
     directory = tree.base.relative_to(tree.root).as_posix()

@@ -194,6 +194,8 @@ def _upgrade(
 ) -> UpgradeResult:
     """:func:`upgrade`, under the upgrade's lock."""
     to, source, branch, action = request.to, request.source, request.branch, request.action
+    if action in ("continue", "abort"):
+        _refuse_port_alone(config, work, action)
     if action == "abort":
         return _abort(config, steps, work)
     if action == "continue":
@@ -1092,6 +1094,27 @@ _STEP_FUNCTIONS: dict[str, Callable[[_Run], dict[str, Any]]] = {
 
 
 # --------------------------------------------------------------------------- abort, result
+
+
+def _refuse_port_alone(config: Config, work: UpgradeDir, action: str) -> None:
+    """Refuse ``upgrade --continue``/``--abort`` where no upgrade is in progress but a port
+    started by ``patchkeeper port`` waits: the port goes on (or is dropped) by its own
+    command, which the refusal names.
+
+    Raises:
+        UpgradeStateError: so.
+    """
+    if work.exists:
+        return
+    port_work = WorkDir(port_settings(config).work_dir)
+    if not port_work.exists:
+        return
+    raise UpgradeStateError(
+        "no upgrade is in progress, but a port is",
+        path=port_work.root,
+        hint=f"the port was started by 'patchkeeper port', not by an upgrade: run "
+        f"'patchkeeper port --{action}'",
+    )
 
 
 def _abort(config: Config, steps: Steps, work: UpgradeDir) -> UpgradeResult:
