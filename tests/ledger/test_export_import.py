@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
@@ -99,6 +100,24 @@ def test_export_of_a_topic_the_series_does_not_list_says_so(
     out = downstream / "elsewhere.patch"
     assert main(["-C", str(downstream), "export", "work", "-o", str(out)]) == 0
     assert capsys.readouterr().out == "wrote elsewhere.patch (from 4bf84a1e5262)\n"
+
+
+def test_export_into_a_named_pipe(downstream: Path, topics: Path, capsys) -> None:
+    """``-o`` naming a named pipe (a shell's ``>(...)``, ``/dev/stdout`` in a pipeline): the
+    patch goes into the pipe and the pipe stays (before, a new regular file was renamed over
+    it). The reading end is opened without blocking first, so nothing waits."""
+    pipe = downstream / "pipe"
+    os.mkfifo(pipe)
+    fd = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)
+    capsys.readouterr()
+    try:
+        code = main(["-C", str(downstream), "export", "work", "-o", str(pipe)])
+        data = os.read(fd, 1 << 16)
+    finally:
+        os.close(fd)
+    assert (code, capsys.readouterr().out) == (0, "wrote pipe (from 4bf84a1e5262)\n")
+    assert data == (downstream / "patches" / "extra-module.patch").read_bytes()
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
 
 
 def test_export_to_a_missing_directory_is_refused(downstream: Path, topics: Path, capsys) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ledger_support import commit_topic, config_at, git, make_upstream, write_config
@@ -251,6 +252,23 @@ def test_an_upstream_tree_that_is_not_there_is_an_error(cli, downstream: Path) -
         },
     )
     assert tree_bytes(downstream) == before
+
+
+def test_an_upstream_tree_that_is_a_named_pipe_is_an_error(
+    cli, downstream: Path, tmp_path: Path
+) -> None:
+    """``lint --upstream`` naming a named pipe passed the option's directory check (only a
+    regular file is refused there) and lint said "no problems" without reading a tree."""
+    pipe = tmp_path / "pristine"
+    os.mkfifo(pipe)
+    run = cli("lint", "--upstream", str(pipe), cwd=downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {pipe}: the upstream tree (--upstream) is a named pipe, not a "
+        "directory\n  hint: pass --upstream the pristine upstream tree (an unpacked sdist or a "
+        "checkout) whose envs.py registers the knobs upstream has\n",
+    )
 
 
 def test_knob_reads_every_form() -> None:

@@ -4,6 +4,8 @@ file is missing, a commit that changes no file. Every such error names the serie
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 from test_init_forms import EXAMPLE_PATCHES, format_patch_branch, git, quilt_tree
 
@@ -93,3 +95,51 @@ def test_init_in_a_folder_of_the_checkout_names_the_top(cli, example: Example) -
         ), options
         assert git(repo, "status", "--porcelain") == ""
     assert cli("init", cwd=repo).code == 0
+
+
+def _debian_package(root: Path) -> Path:
+    """A Debian source package of python-foo 1.2 with one DEP-3 patch, as ``apt-get
+    source`` unpacks it (its ``debian/`` directory only)."""
+    debian = root / "debian"
+    (debian / "patches").mkdir(parents=True)
+    (debian / "source").mkdir()
+    (debian / "source" / "format").write_text("3.0 (quilt)\n")
+    (debian / "changelog").write_text(
+        "python-foo (1.2-1) unstable; urgency=medium\n\n  * New upstream release.\n\n"
+        " -- A Maintainer <a@example.org>  Mon, 01 Jan 2024 00:00:00 +0000\n"
+    )
+    (debian / "patches" / "series").write_text("fix-x.patch\n")
+    (debian / "patches" / "fix-x.patch").write_text(
+        "Description: return 2\nAuthor: A Maintainer <a@example.org>\n"
+        "Forwarded: not-needed\n---\n--- a/foo/x.py\n+++ b/foo/x.py\n@@ -1 +1 @@\n"
+        "-X = 1\n+X = 2\n"
+    )
+    return root
+
+
+def test_a_named_pipe_where_metadata_is_read_is_not_waited_on(cli, tmp_path: Path) -> None:
+    """init reads the files a Debian package and a source tree keep their names and
+    versions in (``PKG-INFO``, ``pyproject.toml``, ``debian/control``): a named pipe under
+    such a name hung it for ever, waiting for a writer. It is passed over as a file that
+    cannot be read, and the changelog that does say the pin is named when it is the pipe."""
+    tree = _debian_package(tmp_path / "foo")
+    for name in ("PKG-INFO", "pyproject.toml", "setup.cfg", "debian/control", "debian/watch"):
+        os.mkfifo(tree / name)
+    run = cli("init", cwd=tree)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.splitlines()[:2] == [
+        "found a Debian series (1 patch): debian/patches/series is a Debian source "
+        'package\'s patch series, and debian/source/format says "3.0 (quilt)"',
+        "upstream foo, pin 1.2: foo from the source name python-foo (python-NAME), 1.2 from "
+        "debian/changelog (1.2-1)",
+    ]
+    other = _debian_package(tmp_path / "bar")
+    (other / "debian" / "changelog").unlink()
+    os.mkfifo(other / "debian" / "changelog")
+    run = cli("init", cwd=other)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.startswith(
+        f"patchkeeper: error: {other}: cannot tell the upstream project and pin: "
+        "debian/changelog cannot be read\n"
+    )
+    assert sorted(p.name for p in other.iterdir()) == ["debian"]

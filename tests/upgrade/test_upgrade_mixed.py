@@ -136,7 +136,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
         ("report", "done", RECORD, "upgrade: write the audit record"),
     ]
     assert data["steps"][3]["summary"] == (
-        "9 entries, 6 changed or left by hand; 3 files written; conflict markers resolved in "
+        "8 entries (and 1 import), 6 changed or left by hand; 3 files written; conflict markers resolved in "
         f"{SCHEDULER}"
     )
     assert subjects(plugin, base) == [

@@ -104,7 +104,7 @@ def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, pl
         ("report", "done", RECORD, "upgrade: write the audit record (the runtime port stopped)"),
     ]
     assert data["steps"][3]["summary"] == (
-        "9 entries, 6 changed or left by hand; 3 files written; stopped at conflict markers "
+        "8 entries (and 1 import), 6 changed or left by hand; 3 files written; stopped at conflict markers "
         f"in {SCHEDULER}: the pin moves once they are resolved"
     )
     assert 'pin = "1.0"\n' in (plugin / "pyproject.toml").read_text()
@@ -144,7 +144,7 @@ def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, pl
         ("report", "done", RECORD, "upgrade: write the audit record"),
     ]
     assert data["steps"][3]["summary"] == (
-        "9 entries, 6 changed or left by hand; 3 files written; conflict markers resolved in "
+        "8 entries (and 1 import), 6 changed or left by hand; 3 files written; conflict markers resolved in "
         f'{SCHEDULER}; set pin = "2.0", pristine = "../upstream-2.0" in pyproject.toml'
     )
     assert data["edited"] == []

@@ -73,6 +73,10 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
         ),
     ]
     assert data["steps"][1]["summary"] == "21 runtime entries, 1 to look at"
+    # the port's entries are the audit's 21; the gates it cut are counted apart
+    assert data["steps"][3]["summary"].split(";")[0] == (
+        "21 entries (and 2 version gates, 1 import), 9 changed or left by hand"
+    )
     assert subjects(plugin, base) == [
         "upgrade: audit the runtime patches against 2.0",
         "upgrade: suggest decisions from the evidence",

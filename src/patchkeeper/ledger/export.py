@@ -43,7 +43,7 @@ from patchkeeper.series.parse import (
     refuse_listed_twice,
     split_lines,
 )
-from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.atomic import write_output
 from patchkeeper.system.names import shown_name
 from patchkeeper.system.patch_paths import path_refusal, shown_path
 from patchkeeper.trees.downstream import commit_files, locked_downstream
@@ -348,10 +348,24 @@ def _checkout(config: Config, checkout: Path | None) -> Path:
 
 
 def _write(path: Path, data: bytes) -> bool:
+    """Write the patch file ``path`` unless it holds ``data`` already; whether it wrote
+    (a device or named pipe ``-o`` names is written through:
+    :func:`patchkeeper.system.atomic.write_output`).
+
+    Raises:
+        ExportError: naming the file that cannot be written.
+    """
     if path.is_file() and path.read_bytes() == data:
         return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomic(path, data)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_output(path, data)
+    except OSError as exc:
+        raise ExportError(
+            f"cannot write the patch file: {exc.strerror or exc}",
+            path=path,
+            hint="pass -o a file in a directory that exists and can be written",
+        ) from None
     return True
 
 

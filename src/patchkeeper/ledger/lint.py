@@ -276,16 +276,21 @@ def upstream_knobs(tree: Path | None, directory: str, registry: str) -> set[str]
     """Names a pristine upstream tree's registry file registers (knobs upstream has).
 
     Raises:
-        TargetError: ``tree`` (``--upstream``) does not exist: a mistyped path would
-            otherwise count no knob as registered upstream, silently.
+        TargetError: ``tree`` (``--upstream``) does not exist or is no directory (a named
+            pipe, a device): a mistyped path would otherwise count no knob as registered
+            upstream, silently.
     """
     if tree is None:
         return set()
-    if not tree.exists():
+    if not tree.is_dir():
         from patchkeeper.errors import TargetError
+        from patchkeeper.system.regular import not_a_directory
 
+        there = not_a_directory(tree)
         raise TargetError(
-            "the upstream tree (--upstream) does not exist",
+            f"the upstream tree (--upstream) {there}"
+            if there
+            else "the upstream tree (--upstream) does not exist",
             path=tree,
             hint="pass --upstream the pristine upstream tree (an unpacked sdist or a checkout) "
             f"whose {registry} registers the knobs upstream has",

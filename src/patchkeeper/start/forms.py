@@ -51,6 +51,7 @@ from patchkeeper.start.rpm_spec import (
     read_spec,
     spec_text,
 )
+from patchkeeper.system.regular import read_regular
 from patchkeeper.upstream import gitops
 
 QUILT = "quilt"
@@ -118,7 +119,7 @@ class Found:
             if new_path == path:
                 return path, data
         try:
-            return path, path.read_bytes()
+            return path, read_regular(path)
         except OSError as exc:
             if self.source is not None:
                 raise PatchkeeperError(
@@ -349,7 +350,7 @@ def _series_form(root: Path, series: Path) -> Found:
     if series.parent.name == "patches" and series.parent.parent.name == "debian":
         source_format = series.parent.parent / "source" / "format"
         try:
-            declared = source_format.read_text(encoding="utf-8", errors="replace").strip()
+            declared = read_regular(source_format).decode("utf-8", "replace").strip()
         except OSError:
             declared = ""
         said = f', and debian/source/format says "{declared}"' if declared else ""

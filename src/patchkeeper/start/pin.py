@@ -34,6 +34,7 @@ from packaging.version import InvalidVersion, Version
 from patchkeeper.config import CONFIG_FILE
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
+from patchkeeper.system.regular import read_regular
 from patchkeeper.trees.target_label import declared_metadata
 
 #: The form a ``--upstream`` value takes.
@@ -165,7 +166,7 @@ def debian_upstream_version(version: str) -> str:
 def _first_line_number(path: Path) -> int:
     """The 1-based number of the first line of ``path`` that is not blank (1 when none)."""
     try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        lines = read_regular(path).decode("utf-8", "replace").splitlines()
     except OSError:
         return 1
     return next((number for number, line in enumerate(lines, 1) if line.strip()), 1)
@@ -174,7 +175,7 @@ def _first_line_number(path: Path) -> int:
 def _debian(root: Path) -> Pin:
     changelog = root / "debian" / "changelog"
     try:
-        first = changelog.read_text(encoding="utf-8", errors="replace").lstrip().splitlines()[0]
+        first = read_regular(changelog).decode("utf-8", "replace").lstrip().splitlines()[0]
     except (OSError, IndexError):
         _cannot(root, "debian/changelog cannot be read")
         raise AssertionError from None  # unreachable: _cannot raises
@@ -231,7 +232,7 @@ def _other_repository(root: Path, name: str) -> str:
 
     for file, field in REPOSITORY_FIELDS:
         try:
-            text = (root / "debian" / file).read_text(encoding="utf-8", errors="replace")
+            text = read_regular(root / "debian" / file).decode("utf-8", "replace")
         except OSError:
             continue
         match = re.search(rf"^{field}:\s*(\S+)\s*$", text, re.MULTILINE)
@@ -289,7 +290,7 @@ def _debian_name(root: Path, source: str) -> tuple[str | None, str, list[str]]:
     if name is not None:
         return name, "PKG-INFO" if (root / "PKG-INFO").is_file() else "pyproject.toml", []
     try:
-        watch = (root / "debian" / "watch").read_text(encoding="utf-8", errors="replace")
+        watch = read_regular(root / "debian" / "watch").decode("utf-8", "replace")
     except OSError:
         watch = ""
     lines = watch.splitlines()
@@ -300,7 +301,7 @@ def _debian_name(root: Path, source: str) -> tuple[str | None, str, list[str]]:
     if source.startswith("python-") and len(source) > len("python-"):
         return source.removeprefix("python-"), f"the source name {source} (python-NAME)", lines
     try:
-        control = (root / "debian" / "control").read_text(encoding="utf-8", errors="replace")
+        control = read_regular(root / "debian" / "control").decode("utf-8", "replace")
     except OSError:
         control = ""
     if re.search(rf"^Package:\s*python3-{re.escape(source)}\s*$", control, re.MULTILINE):

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.system.pyproject import project_table, source_dirs
+from patchkeeper.system.regular import read_regular
 
 #: The entry-point groups an upstream loads its plugins from: the upstream is the prefix.
 PLUGIN_GROUP = re.compile(r"(?P<upstream>[A-Za-z0-9_.-]+)\.(?:platform|general)_plugins")
@@ -186,7 +187,7 @@ def wheel_plugin(root: Path) -> tuple[RuntimePlugin, str] | None:
         parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
         parser.optionxform = str  # type: ignore[assignment,method-assign]
         try:
-            parser.read_string(points.read_text(encoding="utf-8"))
+            parser.read_string(read_regular(points).decode("utf-8"))
         except (OSError, UnicodeDecodeError, configparser.Error):
             continue
         for group in parser.sections():
@@ -198,7 +199,7 @@ def wheel_plugin(root: Path) -> tuple[RuntimePlugin, str] | None:
             package = target.split(":", 1)[0].split(".", 1)[0].strip()
             pin = None
             try:
-                metadata = (points.parent / "METADATA").read_text(encoding="utf-8")
+                metadata = read_regular(points.parent / "METADATA").decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 metadata = ""
             for line in metadata.splitlines():

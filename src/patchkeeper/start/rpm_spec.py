@@ -30,6 +30,7 @@ from pathlib import Path
 
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.series.parse import refuse_wide_text
+from patchkeeper.system.regular import read_regular
 
 #: ``Patch12: name`` or ``Patch: name`` (tags are case-insensitive in rpm).
 _TAG = re.compile(r"^(patch|source)(\d*)\s*:\s*(\S.*?)\s*$", re.IGNORECASE)
@@ -150,7 +151,7 @@ def spec_text(path: Path) -> str:
             as for a series file: :func:`patchkeeper.series.parse.refuse_wide_text`).
     """
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise PatchkeeperError(
             f"cannot read the spec file: {exc.strerror}",

@@ -81,6 +81,28 @@ def write_atomic(
     return result
 
 
+def write_output(path: Path, data: bytes, *, temporary: Path | None = None) -> None:
+    """Write a file the user names for a command's output (``runtime port --output``,
+    ``runtime lock --output``, ``export -o``): atomically (:func:`write_atomic`), except
+    where the path is a device, a named pipe or a socket (``/dev/stdout``, a shell's
+    ``>(...)``), which is opened and written as a shell's redirection does. A file renamed
+    over such a path replaces it: ``--output /dev/stdout`` run as root took the device out
+    of ``/dev`` and left a regular file in its place. ``temporary`` is as
+    :func:`write_atomic`'s.
+
+    Raises:
+        OSError: the file cannot be written (a full device: ``ENOSPC``); a regular file is
+            then as it was.
+    """
+    from patchkeeper.system.regular import is_special
+
+    if is_special(path):
+        with open(path, "wb") as handle:
+            handle.write(data)
+        return
+    write_atomic(path, data, temporary=temporary)
+
+
 def current_umask() -> int:
     """The process's umask (read by setting it and putting it back, as pip does).
 

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.system.regular import read_regular
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
@@ -27,7 +29,7 @@ def project_table(root: Path) -> dict[str, Any]:
     {}
     """
     try:
-        data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(root / "pyproject.toml").decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):  # TOMLDecodeError is a ValueError
         return {}
     project = data.get("project")
@@ -65,7 +67,7 @@ def _declared_source_dirs(project: Path) -> list[str]:
 
     names: list[str] = []
     try:
-        data = tomllib.loads((project / "pyproject.toml").read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(project / "pyproject.toml").decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError):
         data = {}
     tool = data.get("tool")
@@ -81,7 +83,7 @@ def _declared_source_dirs(project: Path) -> list[str]:
             names += [w for w in where if isinstance(w, str)]
     parser = configparser.ConfigParser(interpolation=None)
     try:
-        parser.read_string((project / "setup.cfg").read_text(encoding="utf-8"))
+        parser.read_string(read_regular(project / "setup.cfg").decode("utf-8"))
     except (OSError, UnicodeDecodeError, configparser.Error):
         return names
     for line in parser.get("options", "package_dir", fallback="").splitlines():

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from patchkeeper.system.pyproject import project_string
+from patchkeeper.system.regular import read_regular
 
 
 class TargetLabel(str):
@@ -56,7 +57,7 @@ def declared_metadata(root: Path) -> tuple[str | None, str | None]:
     """
     pkg_info = root / "PKG-INFO"
     try:
-        text = pkg_info.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(pkg_info).decode("utf-8", "replace")
     except OSError:
         text = None
     if text is not None:

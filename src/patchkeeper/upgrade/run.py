@@ -844,10 +844,8 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
         )
     run.state.facts["runtime_conflicts"] = conflicts
     left = sum(1 for e in result.entries if e.action != "nothing to do")
-    summary = (
-        f"{plural(len(result.entries), 'entry')}, {left} changed or left by hand; "
-        f"{plural(len(result.files), 'file')} written"
-    )
+    summary = f"{_ported_items(result)}, {left} changed or left by hand; "
+    summary += f"{plural(len(result.files), 'file')} written"
     marked = _runtime_conflict_files(run)
     if marked:
         then = "the pin moves" if not series else "the step is done"
@@ -861,6 +859,24 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     if not series:  # else the port moves the pin, with the series
         summary += f"; {move_pin(run.config, run.state.to, run.state.target_version)}"
     return {"status": StepStatus.DONE, "summary": summary, "exit_code": result.exit_code}
+
+
+#: The runtime port's items that are no runtime entry, by their ``decision``: a version
+#: gate it cut or left, a header's ``Affected versions`` line, an import it retargeted.
+_NOT_ENTRIES = {"gate": "version gate", "header": "header line", "import": "import"}
+
+
+def _ported_items(result: Any) -> str:
+    """What the runtime port went through, its entries counted as the runtime audit counts
+    them and the other items named apart: ``8 entries (and 1 import)``. Counted together,
+    the summary said ``232 entries`` under the audit's ``222 runtime entries``."""
+    others = {noun: 0 for noun in _NOT_ENTRIES.values()}
+    for entry in result.entries:
+        if entry.decision in _NOT_ENTRIES:
+            others[_NOT_ENTRIES[entry.decision]] += 1
+    entries = len(result.entries) - sum(others.values())
+    named = [plural(count, noun) for noun, count in others.items() if count]
+    return plural(entries, "entry") + (f" (and {', '.join(named)})" if named else "")
 
 
 #: What to do once the markers a runtime port stopped at are resolved.

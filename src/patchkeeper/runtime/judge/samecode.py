@@ -18,6 +18,7 @@ from typing import Any
 from patchkeeper.errors import PatchkeeperError, TargetError
 from patchkeeper.runtime.lookup.upstream_tree import strip_docstrings
 from patchkeeper.runtime.syntax.parsing import parse_file, undecodable
+from patchkeeper.system.regular import read_regular
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def _load(spec: str) -> tuple[ast.AST, str]:
     path_text, _, qualname = spec.partition("::")
     path = Path(path_text)
     try:
-        source = path.read_bytes()
+        source = read_regular(path)  # a named pipe is refused, not waited on for ever
     except OSError as exc:
         raise TargetError(
             f"cannot read: {exc.strerror}",

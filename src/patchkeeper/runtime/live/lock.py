@@ -53,6 +53,7 @@ from patchkeeper.runtime.settings import PluginLocation, resolve_settings
 from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
 from patchkeeper.runtime.syntax.parsing import read_and_parse
+from patchkeeper.system.regular import is_special, read_regular
 
 #: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
 DEFAULT_NAME = "patchkeeper.lock"
@@ -99,9 +100,10 @@ def added_by_plugin(entries: list[PatchEntry]) -> frozenset[str]:
 
 def earlier_lock(path: Path) -> tuple[str, frozenset[str]]:
     """The release and the locked targets of the lock file at ``path`` that this run
-    replaces (``("", frozenset())`` when there is none or it does not read as a lock)."""
+    replaces (``("", frozenset())`` when there is none or it does not read as a lock; a
+    named pipe or a device there is not read: :func:`patchkeeper.system.regular.read_regular`)."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_regular(path))
     except (OSError, ValueError):
         return "", frozenset()
     if not isinstance(data, dict) or not isinstance(data.get("files"), dict):
@@ -289,16 +291,39 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
         for f in unlisted(scanned.inventory)
     ]
     data = (json.dumps(lock, indent=1, sort_keys=True) + "\n").encode("utf-8")
-    # journaled where the file goes: a lock written outside a read-only plugin (--output in
-    # the CI's workspace) needs nothing of the plugin's directory
-    written = Path(path).resolve()
-    inside = written.is_relative_to(settings.root.resolve())
-    write_files(settings.root if inside else written.parent, {written: data}, "lock")
+    if is_special(path):  # --output /dev/stdout: written through, not replaced
+        _write_through(Path(path), data)
+    else:
+        # journaled where the file goes: a lock written outside a read-only plugin (--output
+        # in the CI's workspace) needs nothing of the plugin's directory
+        written = Path(path).resolve()
+        inside = written.is_relative_to(settings.root.resolve())
+        write_files(settings.root if inside else written.parent, {written: data}, "lock")
     count = sum(len(record["targets"]) for record in lock["files"].values())
     label = lock["version"]
     return LockResult(
         str(path), label, count, len(lock["files"]), tuple(unguarded), tuple(sorted(skipped))
     )
+
+
+def _write_through(output: Path, data: bytes) -> None:
+    """Write the lock to the device or named pipe ``output`` names
+    (:func:`patchkeeper.system.atomic.write_output`).
+
+    Raises:
+        TargetError: it cannot be written.
+    """
+    from patchkeeper.errors import TargetError
+    from patchkeeper.system.atomic import write_output
+
+    try:
+        write_output(output, data)
+    except OSError as exc:
+        raise TargetError(
+            f"cannot write the lock file: {exc.strerror}",
+            path=output,
+            hint="pass --output a file in a directory that exists and can be written",
+        ) from None
 
 
 def check_output_directory(output: Path) -> None:
@@ -336,7 +361,7 @@ def check_output_file(output: Path) -> None:
     """
     from patchkeeper.errors import TargetError
 
-    if not output.exists():
+    if not output.exists() or is_special(output):  # /dev/stdout, a pipe: nothing to replace
         return
     try:
         with output.open("rb") as handle:

@@ -106,23 +106,19 @@ def _refuse_plugin_output(
 
 
 def _write_output(output: Path, diff: str) -> None:
-    """Write the diff to ``output`` through a temporary file renamed into place.
+    """Write the diff to ``output`` (:func:`patchkeeper.system.atomic.write_output`: a
+    temporary file renamed into place, or written through a device or named pipe).
 
     Raises:
         TargetError: the file cannot be written.
     """
-    import contextlib
-    import os
-
     from patchkeeper.errors import TargetError
+    from patchkeeper.system.atomic import write_output
 
     temporary = output.with_name(output.name + ".patchkeeper-tmp")
     try:
-        temporary.write_text(diff, encoding="utf-8", errors="surrogateescape")
-        os.replace(temporary, output)
+        write_output(output, diff.encode("utf-8", errors="surrogateescape"), temporary=temporary)
     except OSError as exc:
-        with contextlib.suppress(OSError):  # on a read-only file system unlink fails too
-            temporary.unlink(missing_ok=True)
         raise TargetError(
             f"cannot write the diff: {exc.strerror}", path=output, hint="choose another --output"
         ) from None
