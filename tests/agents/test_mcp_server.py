@@ -602,3 +602,24 @@ def test_an_interpreter_is_a_path_inside_the_root_never_a_name_on_path(
     )
     assert ran.structured_content["error"]["file"] == str(script.resolve())
     assert tree_bytes(root) == before
+
+
+def test_an_empty_name_is_refused_before_anything_runs(example: Example) -> None:
+    """``branch: ""`` read as no branch: ``write_upgrade`` wrote its steps on the files
+    checked out instead of on a new branch."""
+    root = example.root
+    before = tree_bytes(root)
+    calls = [
+        ("write_upgrade", {**AUDIT, "branch": "", "write": True}, "branch"),
+        ("runtime_inventory", {"directory": "downstream", "package": ""}, "package"),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _ in calls]
+
+    results = talk(root, conversation)
+    for result, (name, _, key) in zip(results, calls):
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"]["message"] == f"`{key}` needs a value", name
+    assert tree_bytes(root) == before
