@@ -201,6 +201,7 @@ def run_apply(values: dict[str, str]) -> int | None:
         from patchkeeper import render
         from patchkeeper.commands import apply as command
         from patchkeeper.config import load_config, require_series
+        from patchkeeper.system.probes import interpreter_path
         from patchkeeper.trees.tree import TargetChoice
 
         path = values.get("config")
@@ -210,7 +211,7 @@ def run_apply(values: dict[str, str]) -> int | None:
         target, python = values.get("target"), values.get("python")
         choice = TargetChoice(
             target=Path(target) if target is not None else None,
-            python=Path(python) if python is not None else None,
+            python=interpreter_path(python) if python is not None else None,
         )
         result = command.run(config, choice)
         text, colour = render.terminal_text(result, sys.stdout)

@@ -562,3 +562,64 @@ def test_a_value_that_reads_as_an_option_is_quoted_as_given(example: Example) ->
     )
     assert texts(empty)[0] == f"patchkeeper: error: directory is empty\n  hint: {hint}"
     assert tree_bytes(example.root) == before
+
+
+def test_an_interpreter_is_a_path_inside_the_root_never_a_name_on_path(
+    example: Example,
+) -> None:
+    """A bare name (``python3``) would be looked up on ``PATH`` by the command, outside the
+    root; ``./NAME`` is the file in ``directory``, which the command runs."""
+    root = example.root
+    script = root / "downstream" / "python"
+    script.write_text("#!/bin/sh\nexit 1\n")
+    script.chmod(0o755)
+    before = tree_bytes(root)
+    calls = [
+        ("verify", {"directory": "downstream", "python": "python3"}),
+        ("report_check", {"directory": "downstream", "python": "python3"}),
+        ("write_apply", {"directory": "downstream", "python": "python", "write": True}),
+        ("verify", {"directory": "downstream", "python": "./python"}),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    results = talk(root, conversation)
+    for result, (name, arguments) in zip(results[:3], calls[:3]):
+        assert result.is_error is True, name
+        assert result.structured_content["error"] == {
+            "message": "python is a bare name, which the command looks up on PATH, outside "
+            "the server's root",
+            "file": arguments["python"],
+            "line": None,
+            "hint": f"give the interpreter's path relative to directory: ./{arguments['python']} "
+            "for the file there, .venv/bin/python for a virtual environment's",
+        }, name
+    ran = results[3]
+    assert ran.is_error is True
+    assert ran.structured_content["error"]["message"] == (
+        "the interpreter failed to locate minihttp (exit 1) and wrote nothing on standard error"
+    )
+    assert ran.structured_content["error"]["file"] == str(script.resolve())
+    assert tree_bytes(root) == before
+
+
+def test_an_empty_name_is_refused_before_anything_runs(example: Example) -> None:
+    """``branch: ""`` read as no branch: ``write_upgrade`` wrote its steps on the files
+    checked out instead of on a new branch."""
+    root = example.root
+    before = tree_bytes(root)
+    calls = [
+        ("write_upgrade", {**AUDIT, "branch": "", "write": True}, "branch"),
+        ("runtime_inventory", {"directory": "downstream", "package": ""}, "package"),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _ in calls]
+
+    results = talk(root, conversation)
+    for result, (name, _, key) in zip(results, calls):
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"]["message"] == f"`{key}` needs a value", name
+    assert tree_bytes(root) == before

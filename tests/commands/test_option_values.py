@@ -195,6 +195,25 @@ def test_an_empty_release_or_path_is_refused(args: tuple[str, ...], message: str
     assert (code, out, err.splitlines()[-1]) == (2, "", f"Error: {message}")
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("upgrade", "--to", "x", "--branch", ""), "--branch needs a value"),
+        (("upgrade", "--to", "x", "--branch="), "--branch needs a value"),
+        (("runtime", "inventory", "--package", " "), "--package needs a value"),
+        (("runtime", "audit", "--to", "x", "--patch-dir", ""), "--patch-dir needs a value"),
+        (("check-branch", "--tag", ""), "--tag needs a value"),
+        (("export", "--range", ""), "--range needs a value"),
+        (("lint", "--foreign-checkout", ""), "--foreign-checkout needs a value"),
+    ],
+)
+def test_an_empty_name_is_refused(args: tuple[str, ...], message: str) -> None:
+    """An empty branch, tag, package or range reads as the option left out (``upgrade
+    --branch ''`` wrote on the branch checked out): refused as needing a value."""
+    code, out, err = _invoke(*args)
+    assert (code, out, err.splitlines()[-1]) == (2, "", f"Error: {message}")
+
+
 def test_an_empty_release_from_python_is_refused() -> None:
     """The MCP tools call the commands' functions, past the command line's checks."""
     with pytest.raises(TargetError) as caught:

@@ -129,6 +129,14 @@ def _check_value(rule: PathRule, option: str, value: str, base: Path, root: Path
             )
         return  # a requirement: fetched into the cache, not a path
     if rule is PathRule.INTERPRETER:
+        if os.sep not in value and not (os.altsep and os.altsep in value):
+            raise CallRefused(
+                f"{option} is a bare name, which the command looks up on PATH, "
+                "outside the server's root",
+                path=value,
+                hint=f"give the interpreter's path relative to directory: ./{value} for the "
+                "file there, .venv/bin/python for a virtual environment's",
+            )
         _inside(path.parent, root, option, value)
         return
     _inside(path, root, option, value)

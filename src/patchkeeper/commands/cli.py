@@ -367,6 +367,11 @@ CONFIG_SOURCE: list[Path] = []
 
 #: The options that take a release (a requirement or a directory) without a path type
 #: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
+#: Options whose command refuses an empty value in its own words, which say more than "needs
+#: a value": ``retire --why ''`` and ``--at ''`` name what the Retired table records and give
+#: an example built from the downstream's upstream and pin.
+JUDGED_WHEN_EMPTY = frozenset({"--why", "--at"})
+
 RELEASE_OPTIONS = frozenset(
     {
         OPTION_TO,
@@ -434,9 +439,12 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     takes no option after its arguments (a group, whose command follows; ``record``, whose
     validation command does), up to the first word that is neither an option nor a value.
 
-    An option naming a place (a path, or a release: :data:`RELEASE_OPTIONS`) given an empty
-    value (``--to ''``, ``--output=``) is refused the same way: an empty path is the current
-    directory to ``pathlib``, and an empty release is no requirement at all.
+    An option naming a place (a path, or a release: :data:`RELEASE_OPTIONS`) or a name (a
+    branch, a tag, a package; but :data:`JUDGED_WHEN_EMPTY`) given an empty value (``--to
+    ''``, ``--output=``, ``--branch ''``) is refused the same way: an empty path is the
+    current directory to ``pathlib``, an empty release is no requirement at all, and an empty
+    name reads as the option left out (``upgrade --branch ''`` wrote on the branch checked
+    out, not on a new one).
 
     Raises:
         click.BadOptionUsage: ``--from needs a value; got the option --to``, ``--to needs a
@@ -453,7 +461,9 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     places = {
         name
         for option in options
-        if isinstance(option.type, click.Path) or set(option.opts) & RELEASE_OPTIONS
+        if isinstance(option.type, click.Path)
+        or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
+        or set(option.opts) & RELEASE_OPTIONS
         for name in option.opts
     }
     words = iter(args)

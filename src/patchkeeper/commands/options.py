@@ -271,7 +271,25 @@ def python_option(
     required: bool = False,
 ) -> Decorator:
     """``--python PATH``: an interpreter (its environment's installed upstream)."""
-    return click.option(OPTION_PYTHON, "python", required=required, type=FILE_PATH, help=help)
+    return click.option(
+        OPTION_PYTHON, "python", required=required, type=InterpreterPath(), help=help
+    )
+
+
+class InterpreterPath(click.Path):
+    """``--python``'s type: a file path (not a directory), converted by
+    :func:`~patchkeeper.system.probes.interpreter_path` so that ``./python`` names the file
+    in the current directory and is not looked up on ``PATH`` as ``python`` would be."""
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The checked value as an interpreter path (see the class)."""
+        from patchkeeper.system.probes import interpreter_path
+
+        checked = super().convert(value, param, ctx)
+        return interpreter_path(value) if isinstance(value, str) else checked
 
 
 class TreePath(click.Path):

@@ -43,6 +43,28 @@ class ProbeWords:
     too_slow_hint: str | None = None
 
 
+def interpreter_path(value: str) -> Path:
+    """The interpreter an option names (``--python VALUE``), as a path that :func:`run_probe`
+    reads the way the value was typed: a value with a directory part names a file, a bare
+    name is looked up on ``PATH``.
+
+    ``Path("./python")`` is ``python``, a bare name, so a value whose directory part is only
+    ``.`` is made absolute (from the current directory, which ``-C`` has entered): it names
+    the file there, as ``./python`` does in a shell.
+
+    >>> interpreter_path("python3"), interpreter_path("venv/bin/python")
+    (PosixPath('python3'), PosixPath('venv/bin/python'))
+    >>> interpreter_path("./python") == Path.cwd() / "python"
+    True
+    """
+    path = Path(value)
+    separators = [os.sep] + ([os.altsep] if os.altsep else [])
+    typed = any(sep in value for sep in separators)
+    if typed and not any(sep in str(path) for sep in separators):
+        return Path(os.path.abspath(value))
+    return path
+
+
 def run_probe(
     python: Path | str,
     args: Sequence[str],
@@ -86,10 +108,17 @@ def run_probe(
         ) from None
     except OSError as exc:
         wording = words.missing if isinstance(exc, FileNotFoundError) else ""
+        hint = words.run_hint
+        if os.sep not in program and os.path.exists(program):
+            # a bare name is looked up on PATH, not in the current directory
+            here = (
+                f"{program} is looked up on PATH; for the file in this directory, give ./{program}"
+            )
+            hint = f"{hint}; {here}" if hint else here
         raise TargetError(
             (wording or words.not_run).format(reason=exc.strerror),
             path=python,
-            hint=words.run_hint,
+            hint=hint,
         ) from None
 
 
