@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from patchkeeper.constants import (
+    OPTION_AT,
     OPTION_FROM,
     OPTION_JSON,
     OPTION_PRISTINE,
@@ -26,6 +27,7 @@ from patchkeeper.constants import (
     OPTION_TARGET,
     OPTION_TO,
     OPTION_UPSTREAM,
+    OPTION_WHY,
     SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
@@ -365,13 +367,13 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
-#: The options that take a release (a requirement or a directory) without a path type
-#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
 #: Options whose command refuses an empty value in its own words, which say more than "needs
 #: a value": ``retire --why ''`` and ``--at ''`` name what the Retired table records and give
 #: an example built from the downstream's upstream and pin.
-JUDGED_WHEN_EMPTY = frozenset({"--why", "--at"})
+JUDGED_WHEN_EMPTY = frozenset({OPTION_WHY, OPTION_AT})
 
+#: The options that take a release (a requirement or a directory) without a path type
+#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
 RELEASE_OPTIONS = frozenset(
     {
         OPTION_TO,
