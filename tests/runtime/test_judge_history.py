@@ -136,8 +136,8 @@ def test_each_rule_on_the_fixture(result) -> None:
             "update",
             "hup.ops.GroupedOp was renamed: retarget to hup.ops.kernels.GroupedOpFactory",
         ),
-        # the device's pool is defined in a try block: the scan cannot name it (<expr>);
-        # hup 2.0 changed pool's body only
+        # the device's pool is installed from a dict of its kernels: an expression the scan
+        # cannot name (<expr>); hup 2.0 changed pool's body only
         ("hup.layers.pool", None): (
             "retain",
             "the replacement is an expression, not a copy of upstream's code (nothing to "

@@ -54,7 +54,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from patchkeeper.runtime.inventory import module_constants
+from patchkeeper.runtime.inventory import guarded_definitions, module_constants
 from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, deco_name
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.loop_literals import (
@@ -103,10 +103,9 @@ class AssignmentForms(ParameterForms):
     _aliases: dict[str, dict[str, ast.expr]]
 
     def module_alias(self, stmt: ast.stmt, scope: str, table: Table) -> None:
-        """Keep, in scan order, which names of ``scope`` are bound to an item of
-        ``sys.modules`` (:func:`.loop_literals.sys_modules_alias`): a later ``mod.attr =
-        value`` sets ``attr`` on the module the key names. Any other binding of the name
-        ends it."""
+        """Keep, in scan order, which names of ``scope`` are bound to an item of ``sys.modules``
+        (:func:`.loop_literals.sys_modules_alias`): a later ``mod.attr = value`` sets ``attr``
+        on the module the key names. Any other binding of the name ends it."""
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             aliases = self._aliases.setdefault(scope, {})
             cleared, alias = sys_modules_alias(stmt, lambda e: self._is_sys_modules(e, table))
@@ -569,6 +568,8 @@ class AssignmentForms(ParameterForms):
         if isinstance(node, ast.Call):
             node = node.func
         bound = names.dotted(node, table) if isinstance(node, (ast.Name, ast.Attribute)) else None
+        if bound is None and table is self.module_table:  # a def under a module-level if, try
+            bound = guarded_definitions.binding(node, self.tree, self.module)
         if bound is not None and is_plugin(bound.dotted, self.cfg.package):
             module = bound.module or self.module
             rest = (
