@@ -103,7 +103,7 @@ class PatchState:
             first (``"run.sh: has mode 100644, the patch changes it from 100755"``), and
             why hunks fail that only line endings or white space at the ends of lines keep
             out (``"pkg/core.py: different line endings: the file's lines end in CRLF, the
-            patch's in LF"``; :func:`is_hunk_note`).
+            patch's in LF"``; :attr:`spacing_notes`).
         missing_changes: for a patch not applied, the changes it makes that no hunk holds
             (a mode, a rename, an empty file created or deleted), in words with the path
             first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
@@ -111,6 +111,10 @@ class PatchState:
         waits_for: for a patch *not applied* that cannot apply before an earlier patch of
             the series does, which does not apply on the tree either, that earlier patch's
             name (its context, or a file it reads, comes from there); else ``""``.
+        spacing_notes: the indexes of the ``problems`` that say why hunks fail that only
+            line endings or white space at the ends of lines keep out (the engine's
+            :attr:`patchkeeper.series.hunks.HunkFailure.spacing_only`), not a file's
+            problem; kept out of the JSON form, whose ``problems`` hold both.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -120,6 +124,19 @@ class PatchState:
     problems: tuple[str, ...] = ()
     missing_changes: tuple[str, ...] = ()
     waits_for: str = ""
+    _spacing_notes: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+
+    @property
+    def spacing_notes(self) -> tuple[str, ...]:
+        """The :attr:`problems` that say why hunks fail that only their line endings or
+        trailing white space keep out (the attribute above)."""
+        return tuple(p for i, p in enumerate(self.problems) if i in self._spacing_notes)
+
+    @property
+    def file_problems(self) -> tuple[str, ...]:
+        """The :attr:`problems` of the patch's files (missing, existing, another mode),
+        without :attr:`spacing_notes`."""
+        return tuple(p for i, p in enumerate(self.problems) if i not in self._spacing_notes)
 
 
 @dataclass(frozen=True)
@@ -406,7 +423,7 @@ def patch_state(
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
-    return PatchState(patch.name, CONFLICT, (), tuple(missing), _file_problems(ws, forward)), None
+    return _conflict(patch.name, tuple(missing), ws, forward), None
 
 
 def _distance(outcome: PatchOutcome) -> int:
@@ -424,12 +441,24 @@ def _distance(outcome: PatchOutcome) -> int:
     return sum(abs(placement.offset) for placement in outcome.placements)
 
 
-def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
+def _conflict(
+    name: str, missing: tuple[HunkRef, ...], ws: Workspace, forward: PatchOutcome
+) -> PatchState:
+    """The state of a patch in *conflict* whose hunks ``missing`` do not apply, with the
+    problems of ``forward`` (the patch tried forward on ``ws``: :func:`_file_problems`)."""
+    problems, spacing = _file_problems(ws, forward)
+    return PatchState(name, CONFLICT, (), missing, problems, _spacing_notes=spacing)
+
+
+def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...], frozenset[int]]:
     """What keeps ``forward`` (the patch tried forward) from applying besides its hunks, in
     words with the path: a file it modifies that is not in the tree (a series relative to the
     sdist root, with its tests, on an installed wheel that has none), a file it creates that
-    exists, a mode change that met a file without its old mode."""
+    exists, a mode change that met a file without its old mode; and why hunks fail that only
+    their line endings or white space at the ends of lines keep out. With the indexes of
+    the latter (:attr:`PatchState.spacing_notes`)."""
     out = []
+    spacing = set()
     for outcome in forward.files:
         state = ws.get(outcome.path)
         if outcome.problem == MODE:
@@ -446,19 +475,10 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
             continue
         # why its hunks fail when only their line endings (or white space at the ends of
         # lines) keep them out: "conflict" alone would not say that the patch is right
-        for note in dict.fromkeys(f.endings for f in outcome.failures if f.endings):
+        for note in dict.fromkeys(f.endings for f in outcome.failures if f.spacing_only):
+            spacing.add(len(out))
             out.append(f"{outcome.path}: {note}")
-    return tuple(out)
-
-
-def is_hunk_note(problem: str) -> bool:
-    """Whether ``problem`` (one of :attr:`PatchState.problems`) says why hunks fail that
-    only their line endings or trailing white space keep out, rather than a file's problem
-    (missing, existing, another mode)."""
-    from patchkeeper.series.hunks import ENDINGS_WORDS, TRAILING_SPACE_WORDS
-
-    _, _, words = problem.partition(": ")
-    return words.startswith((ENDINGS_WORDS, TRAILING_SPACE_WORDS))
+    return tuple(out), frozenset(spacing)
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
@@ -951,7 +971,7 @@ def _not_applied_on(ws: Workspace, patch: Patch) -> PatchState:
     if forward.ok:
         return PatchState(patch.name, NOT_APPLIED, (), _placed_refs(forward, landed=False))
     state = _not_applied(patch)
-    return PatchState(patch.name, CONFLICT, (), state.missing_hunks, _file_problems(trial, forward))
+    return _conflict(patch.name, state.missing_hunks, trial, forward)
 
 
 def _replay(
