@@ -57,7 +57,7 @@ def test_status_names_the_line_endings_of_a_conflict(cli, tmp_path: Path) -> Non
     )
 
 
-def test_spacing_notes_are_told_from_file_problems_by_the_engine_data(tmp_path: Path) -> None:
+def test_hunk_notes_are_told_from_file_problems_by_the_engine_data(tmp_path: Path) -> None:
     """A file problem whose path reads like a spacing note ("x: different line endings...")
     stays a file problem: the notes come from the engine's records, not from their words."""
     from patchkeeper.series.engine import FileState, Workspace
@@ -82,7 +82,7 @@ def test_spacing_notes_are_told_from_file_problems_by_the_engine_data(tmp_path: 
     (state,) = series_state(Workspace(read), [patch], None).patches
     assert state.state == CONFLICT
     assert state.file_problems == (f"{odd}: the file does not exist",)
-    assert state.spacing_notes == (
+    assert state.hunk_notes == (
         "pkg/core.py: different line endings: the file's lines end in CRLF, the patch's in LF",
         "pkg/space.py: the lines match but for white space at their ends: at line 1, the "
         "file's line ends in white space the patch's lacks (a mail client or an editor "
@@ -90,7 +90,7 @@ def test_spacing_notes_are_told_from_file_problems_by_the_engine_data(tmp_path: 
         "source package), or apply it with 'patch -l' and refresh it",
     )
     assert state.problems == (
-        state.spacing_notes[0],
+        state.hunk_notes[0],
         state.file_problems[0],
-        state.spacing_notes[1],
+        state.hunk_notes[1],
     )

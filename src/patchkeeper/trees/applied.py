@@ -38,8 +38,8 @@ from patchkeeper.series.engine import (
     apply_patch,
     touched_paths,
 )
-from patchkeeper.series.hunk_evidence import problem_text
-from patchkeeper.series.hunks import landed_lines, locate, patch_lines
+from patchkeeper.series.hunk_evidence import problem_text, refusal_note
+from patchkeeper.series.hunks import HunkFailure, landed_lines, locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.tree import Pristine
@@ -103,7 +103,9 @@ class PatchState:
             first (``"run.sh: has mode 100644, the patch changes it from 100755"``), and
             why hunks fail that only line endings or white space at the ends of lines keep
             out (``"pkg/core.py: different line endings: the file's lines end in CRLF, the
-            patch's in LF"``; :attr:`spacing_notes`).
+            patch's in LF"``), or whose lines all match where GNU patch's rules on a hunk
+            with cut context refuse them (``"pkg/core.py hunk #1 at line 2: every line
+            matches there, but ..."``; :attr:`hunk_notes`).
         missing_changes: for a patch not applied, the changes it makes that no hunk holds
             (a mode, a rename, an empty file created or deleted), in words with the path
             first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
@@ -111,10 +113,11 @@ class PatchState:
         waits_for: for a patch *not applied* that cannot apply before an earlier patch of
             the series does, which does not apply on the tree either, that earlier patch's
             name (its context, or a file it reads, comes from there); else ``""``.
-        spacing_notes: the indexes of the ``problems`` that say why hunks fail that only
-            line endings or white space at the ends of lines keep out (the engine's
-            :attr:`patchkeeper.series.hunks.HunkFailure.spacing_only`), not a file's
-            problem; kept out of the JSON form, whose ``problems`` hold both.
+        hunk_notes: the indexes of the ``problems`` that say why hunks fail (only line
+            endings or white space at the ends of lines keep them out: the engine's
+            :attr:`patchkeeper.series.hunks.HunkFailure.spacing_only`; or where a hunk with
+            cut context may apply: :func:`patchkeeper.series.hunk_evidence.refusal_note`),
+            not a file's problem; kept out of the JSON form, whose ``problems`` hold both.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -124,19 +127,18 @@ class PatchState:
     problems: tuple[str, ...] = ()
     missing_changes: tuple[str, ...] = ()
     waits_for: str = ""
-    _spacing_notes: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    _hunk_notes: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
 
     @property
-    def spacing_notes(self) -> tuple[str, ...]:
-        """The :attr:`problems` that say why hunks fail that only their line endings or
-        trailing white space keep out (the attribute above)."""
-        return tuple(p for i, p in enumerate(self.problems) if i in self._spacing_notes)
+    def hunk_notes(self) -> tuple[str, ...]:
+        """The :attr:`problems` that say why hunks fail (the attribute above)."""
+        return tuple(p for i, p in enumerate(self.problems) if i in self._hunk_notes)
 
     @property
     def file_problems(self) -> tuple[str, ...]:
         """The :attr:`problems` of the patch's files (missing, existing, another mode),
-        without :attr:`spacing_notes`."""
-        return tuple(p for i, p in enumerate(self.problems) if i not in self._spacing_notes)
+        without :attr:`hunk_notes`."""
+        return tuple(p for i, p in enumerate(self.problems) if i not in self._hunk_notes)
 
 
 @dataclass(frozen=True)
@@ -446,8 +448,8 @@ def _conflict(
 ) -> PatchState:
     """The state of a patch in *conflict* whose hunks ``missing`` do not apply, with the
     problems of ``forward`` (the patch tried forward on ``ws``: :func:`_file_problems`)."""
-    problems, spacing = _file_problems(ws, forward)
-    return PatchState(name, CONFLICT, (), missing, problems, _spacing_notes=spacing)
+    problems, notes = _file_problems(ws, forward)
+    return PatchState(name, CONFLICT, (), missing, problems, _hunk_notes=notes)
 
 
 def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...], frozenset[int]]:
@@ -455,10 +457,11 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...
     words with the path: a file it modifies that is not in the tree (a series relative to the
     sdist root, with its tests, on an installed wheel that has none), a file it creates that
     exists, a mode change that met a file without its old mode; and why hunks fail that only
-    their line endings or white space at the ends of lines keep out. With the indexes of
-    the latter (:attr:`PatchState.spacing_notes`)."""
+    their line endings or white space at the ends of lines keep out, or whose lines all
+    match where GNU patch's rules on a hunk with cut context refuse them. With the indexes
+    of the latter (:attr:`PatchState.hunk_notes`)."""
     out = []
-    spacing = set()
+    notes = set()
     for outcome in forward.files:
         state = ws.get(outcome.path)
         if outcome.problem == MODE:
@@ -476,9 +479,30 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...
         # why its hunks fail when only their line endings (or white space at the ends of
         # lines) keep them out: "conflict" alone would not say that the patch is right
         for note in dict.fromkeys(f.endings for f in outcome.failures if f.spacing_only):
-            spacing.add(len(out))
+            notes.add(len(out))
             out.append(f"{outcome.path}: {note}")
-    return tuple(out), frozenset(spacing)
+        # a hunk whose lines all match, refused by where it may apply (fewer trailing than
+        # leading context lines: only at the end of the file): "not applied" alone would
+        # hide that the lines are there
+        for failure in outcome.failures:
+            refusal = _refusal(failure)
+            if refusal:
+                notes.add(len(out))
+                out.append(f"{outcome.path} hunk #{failure.hunk.index} at line {refusal}")
+    return tuple(out), frozenset(notes)
+
+
+def _refusal(failure: HunkFailure) -> str:
+    """For a hunk with context lines that matches in full but is refused where it may
+    apply, its closest line and :func:`~patchkeeper.series.hunk_evidence.refusal_note`
+    (``"2: every line matches there, but ..."``); else ``""``. A hunk without context is
+    left to the pristine reference (the walk's ``unprovable`` hunks), and one that only
+    its spacing keeps out has its note by file."""
+    closest = failure.closest
+    if failure.spacing_only or not failure.hunk.has_context or closest is None:
+        return ""
+    note = refusal_note(failure)
+    return f"{closest.line}: {note}" if note else ""
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
