@@ -470,12 +470,12 @@ def test_export_refuses_a_series_entry_linked_outside_the_series_directory(
 
 
 @pytest.mark.parametrize("inside", [True, False])
-def test_export_refuses_an_output_link_the_series_does_not_list(
+def test_export_writes_through_an_output_link_the_series_does_not_list(
     downstream: Path, topics: Path, capsys, inside: bool
 ) -> None:
     """``-o`` naming a symbolic link the series does not list, leading into the series
-    directory or out of it: the write replaced the link with the patch after reading the
-    linked file as its form. It is refused, naming the link and where it leads."""
+    directory or out of it, writes the file it leads to as ``-o`` naming that file does,
+    and the link stays (as a shell's ``>``, ``--markdown`` and the runtime outputs do)."""
     patches = downstream / "patches"
     shared = patches / "size-knob.patch" if inside else downstream.parent / "shared.patch"
     if not inside:
@@ -484,17 +484,18 @@ def test_export_refuses_an_output_link_the_series_does_not_list(
     link = patches / "alias.patch"
     link.symlink_to(shared)
     capsys.readouterr()
-    assert main(["-C", str(downstream), "export", "work~1", "-o", str(link)]) == 2
-    assert capsys.readouterr().err == (
-        f"patchkeeper: error: {link}: a symbolic link to {shared}: export does not write "
-        "through it, and nothing was written\n"
-        "  hint: pass -o the file it leads to, or a path that is not a link\n"
-    )
-    assert (link.is_symlink(), os.readlink(link), shared.read_bytes()) == (
+    assert main(["-C", str(downstream), "export", "work~1", "-o", str(link)]) == 0
+    capsys.readouterr()
+    through = shared.read_bytes()
+    shared.write_bytes(before)
+    assert main(["-C", str(downstream), "export", "work~1", "-o", str(shared)]) == 0
+    assert (link.is_symlink(), os.readlink(link), through) == (
         True,
         str(shared),
-        before,
+        shared.read_bytes(),
     )
+    assert through != before or inside
+    assert sorted(p.name for p in shared.parent.iterdir() if p.name.endswith(".part")) == []
 
 
 def test_import_force_never_moves_a_checked_out_branch(

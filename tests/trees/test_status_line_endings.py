@@ -55,3 +55,42 @@ def test_status_names_the_line_endings_of_a_conflict(cli, tmp_path: Path) -> Non
         0,
         f"unapply: the series is already pristine on directory {target}",
     )
+
+
+def test_hunk_notes_are_told_from_file_problems_by_the_engine_data(tmp_path: Path) -> None:
+    """A file problem whose path reads like a spacing note ("x: different line endings...")
+    stays a file problem: the notes come from the engine's records, not from their words."""
+    from patchkeeper.series.engine import FileState, Workspace
+    from patchkeeper.series.parse import parse_patch
+    from patchkeeper.trees.applied import CONFLICT, series_state
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_bytes(CORE.replace("\n", "\r\n").encode())
+    (tmp_path / "pkg" / "space.py").write_bytes(b"a  \nb\nc\n")
+    odd = "x: different line endings.txt"
+    diff = (
+        PATCH
+        + f"--- a/{odd}\n+++ b/{odd}\n@@ -1,1 +1,1 @@\n-old\n+new\n"
+        + "--- a/pkg/space.py\n+++ b/pkg/space.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+    )
+    patch = parse_patch(diff.encode(), name="p.patch", path=Path("p.patch"), strip=1)
+
+    def read(path: str) -> FileState | None:
+        file = tmp_path / path
+        return FileState.from_bytes(file.read_bytes()) if file.exists() else None
+
+    (state,) = series_state(Workspace(read), [patch], None).patches
+    assert state.state == CONFLICT
+    assert state.file_problems == (f"{odd}: the file does not exist",)
+    assert state.hunk_notes == (
+        "pkg/core.py: different line endings: the file's lines end in CRLF, the patch's in LF",
+        "pkg/space.py: the lines match but for white space at their ends: at line 1, the "
+        "file's line ends in white space the patch's lacks (a mail client or an editor "
+        "stripped it); take the patch again from where it came from (its git commit, the "
+        "source package), or apply it with 'patch -l' and refresh it",
+    )
+    assert state.problems == (
+        state.hunk_notes[0],
+        state.file_problems[0],
+        state.hunk_notes[1],
+    )

@@ -53,7 +53,8 @@ class Settings:
 
         Raises:
             ConfigError: no configuration was found and the command needs a series that is
-                not at the default place either (instead of "the series file does not exist").
+                not at the default place either (instead of "the series file does not exist"),
+                or was given ``--save-evidence`` (:func:`_refuse_evidence_outside`).
         """
         if self._config is None:
             from patchkeeper.config import load_config
@@ -62,6 +63,8 @@ class Settings:
             CONFIG_SOURCE[:] = [self._config.source] if self._config.source else []
             self._require_series(self._config)
             context = click.get_current_context(silent=True)
+            if context is not None and context.params.get("save_evidence"):
+                _refuse_evidence_outside(self._config)
             markdown = context.params.get("markdown") if context is not None else None
             if isinstance(markdown, Path):  # refused before the command writes anything
                 _refuse_input_file(markdown)
@@ -82,6 +85,29 @@ class Settings:
         command = command_name(context) if context is not None else None
         if command is not None and command in SERIES_COMMANDS:
             require_series(config, command)
+
+
+def _refuse_evidence_outside(config: Any) -> None:
+    """Refuse ``--save-evidence`` when no configuration was found: the evidence store is a
+    downstream's (``.patchkeeper/evidence/`` beside its ``patchkeeper.toml``, read by
+    ``report``), and a run outside one wrote it into whatever directory the command ran in.
+    Refused before the command runs, so nothing is written.
+
+    Raises:
+        ConfigError: naming the directory searched and what to do.
+    """
+    if config.source is not None:
+        return
+    from patchkeeper.errors import ConfigError
+
+    raise ConfigError(
+        "--save-evidence keeps the result in a downstream's .patchkeeper/evidence/, and no "
+        "patchkeeper configuration (patchkeeper.toml, or a pyproject.toml with "
+        f"[tool.patchkeeper]) is in {config.root} or a directory above it; nothing was "
+        "written",
+        hint="run 'patchkeeper init' to make this directory a downstream, pass -C DIR (or "
+        "--config FILE) to run in one, or leave out --save-evidence",
+    )
 
 
 def config_of(ctx: click.Context) -> Any:

@@ -44,7 +44,6 @@ from patchkeeper.series.parse import (
     split_lines,
 )
 from patchkeeper.system.atomic import write_output
-from patchkeeper.system.names import shown_name
 from patchkeeper.system.patch_paths import path_refusal, shown_path
 from patchkeeper.trees.downstream import commit_files, locked_downstream
 from patchkeeper.trees.transaction import Change
@@ -451,6 +450,8 @@ def export_commit(
             outputs: ``--markdown``, ``runtime port --output``, ``runtime lock --output``).
         GitError: the checkout or the revision does not exist.
     """
+    if output is not None:
+        output = _through_link(config, output)
     if output is not None and not output.expanduser().absolute().parent.is_dir():
         from patchkeeper.system.regular import not_a_directory
 
@@ -519,34 +520,50 @@ def _refuse_link_out(config: Config, outputs: list[Path]) -> None:
     link with a regular file. apply, audit and lint refuse that line with the same error.
 
     An output the series does not list that is a symbolic link (``-o`` naming one) is
-    refused too, wherever it leads: the write would replace the link with a regular file
-    after reading the linked file as the patch's form, and the link's file keep its old
-    patch.
+    written through (:func:`_through_link`).
 
     Raises:
         PatchFormatError: naming the series file, the line and the entry (nothing written).
-        ExportError: naming the unlisted link and where it leads (nothing written).
     """
     wanted = {os.path.abspath(path.expanduser()) for path in outputs}
-    listed: set[str] = set()
     if config.series.exists():
         series = parse_series(config.series)
         for entry in series.entries:
             place = os.path.abspath(series.directory / entry.name)
             if place not in wanted:
                 continue
-            listed.add(place)
             if entry_file_exists(series, entry):
                 listed_patch(series, entry)
-    for path in outputs:
-        place = os.path.abspath(path.expanduser())
-        if place not in listed and os.path.islink(place):
-            raise ExportError(
-                f"a symbolic link to {shown_name(os.readlink(place))}: export does not write "
-                "through it, and nothing was written",
-                path=path,
-                hint="pass -o the file it leads to, or a path that is not a link",
-            )
+
+
+def _through_link(config: Config, output: Path) -> Path:
+    """The file ``-o`` names: when it is a symbolic link the series does not list, the
+    file it leads to, written as ``-o`` naming that file would (its form kept, the link
+    left as it is), as a shell's ``>`` and the other file outputs write through a link
+    (:func:`patchkeeper.system.atomic.write_output`); else ``output`` (a listed entry that
+    is a link is :func:`_refuse_link_out`'s).
+
+    Raises:
+        ExportError: the link is a loop (nothing written).
+    """
+    from patchkeeper.system.atomic import output_path
+
+    place = output.expanduser()
+    if not os.path.islink(place):
+        return output
+    if config.series.exists():
+        series = parse_series(config.series)
+        absolute = os.path.abspath(place)
+        if any(os.path.abspath(series.directory / e.name) == absolute for e in series.entries):
+            return output
+    try:
+        return output_path(place)
+    except OSError as exc:
+        raise ExportError(
+            f"cannot write the patch file: {exc.strerror}",
+            path=output,
+            hint="pass -o a file, or a link that leads to one",
+        ) from None
 
 
 def _refuse_own_file(config: Config, output: Path) -> None:

@@ -102,6 +102,8 @@ class HunkFailure:
             which side has it (``endings`` is then its words with
             :data:`MANGLED_SPACE_ADVICE`), else ``None``: a caller that knows which side
             changed it words the advice anew from it (:meth:`SpaceMismatch.words`).
+        line_endings: when line endings alone keep the hunk out, both sides' styles
+            (``endings`` is then its words), else ``None``.
     """
 
     hunk: Hunk
@@ -110,6 +112,14 @@ class HunkFailure:
     endings: str = ""
     done_at: int | None = None
     space: SpaceMismatch | None = None
+    line_endings: EndingsMismatch | None = None
+
+    @property
+    def spacing_only(self) -> bool:
+        """Whether only line endings or white space at the ends of lines keep the hunk out
+        (:attr:`line_endings`, :attr:`space`): the patch's lines are right, their spacing
+        differs from the file's."""
+        return self.line_endings is not None or self.space is not None
 
 
 @dataclass(frozen=True)
@@ -511,14 +521,15 @@ def patch_lines(
             indexed = indexed or FileLines(lines)
             closest = closest_match(lines, pattern, guess, indexed.positions)
             closest = plain_closest_match(lines, pattern, guess, indexed, closest)
-            endings = line_ending_mismatch(lines, hunk, reverse, indexed)
-            space = None if endings else trailing_space_mismatch(lines, hunk, reverse, indexed)
+            styles = line_ending_mismatch(lines, hunk, reverse, indexed)
+            space = None if styles else trailing_space_mismatch(lines, hunk, reverse, indexed)
+            endings = styles.words() if styles is not None else ""
             if space is not None:
                 endings = space.words(MANGLED_SPACE_ADVICE)
             done_at = None
             if not hunk.has_context and images(hunk, not reverse)[0]:
                 done_at = locate(lines, hunk, reverse=not reverse, in_offset=in_offset)
-            failures.append(HunkFailure(hunk, guess, closest, endings, done_at, space))
+            failures.append(HunkFailure(hunk, guess, closest, endings, done_at, space, styles))
             continue
         pattern, _ = images(hunk, reverse)
         in_offset = where - expected
@@ -730,6 +741,30 @@ MANGLED_SPACE_ADVICE = (
 
 
 @dataclass(frozen=True)
+class EndingsMismatch:
+    """A hunk whose lines match the file's but for their line endings.
+
+    Attributes:
+        file_style: the file's :func:`line_ending_style` (``"CRLF"``).
+        patch_style: the hunk's.
+    """
+
+    file_style: str
+    patch_style: str
+
+    def words(self) -> str:
+        """The failure in words: :data:`ENDINGS_WORDS` and both styles.
+
+        >>> EndingsMismatch("CRLF", "LF").words()
+        "different line endings: the file's lines end in CRLF, the patch's in LF"
+        """
+        return (
+            f"{ENDINGS_WORDS}: the file's lines end in {self.file_style}, the patch's in "
+            f"{self.patch_style}"
+        )
+
+
+@dataclass(frozen=True)
 class SpaceMismatch:
     """Where a hunk's lines match the file's but for white space at their ends.
 
@@ -843,34 +878,35 @@ class FileLines:
 
 def line_ending_mismatch(
     lines: Sequence[bytes], hunk: Hunk, reverse: bool, endings: FileLines | None = None
-) -> str:
-    """Why a hunk fails when only line endings keep it from matching, else ``""``.
+) -> EndingsMismatch | None:
+    """Both sides' line-ending styles when only line endings keep a hunk from matching,
+    else ``None``.
 
     Every ``\r\n`` is read as ``\n`` on both sides; if the pattern then occurs in the file,
-    the failure is the line endings (GNU patch: "(different line endings)"), and the message
-    names both styles. ``endings``: the :class:`FileLines` of ``lines``, when the caller
-    has it (one file's many hunks).
+    the failure is the line endings (GNU patch: "(different line endings)"), and the
+    mismatch names both styles (:meth:`EndingsMismatch.words`). ``endings``: the
+    :class:`FileLines` of ``lines``, when the caller has it (one file's many hunks).
     """
     pattern, _ = images(hunk, reverse)
     if not pattern:
-        return ""
+        return None
     plain_pattern = [_plain(line) for line in pattern]
     endings = endings or FileLines(lines)
     if plain_pattern == list(pattern) and not endings.crlf:
-        return ""
+        return None
     size = len(plain_pattern)
     # a window that matches with CRLF read as LF starts with a line that does too; so does
     # one that matches as it is
     positions = endings.plain_positions.get(plain_pattern[0], [])
     starts = [start for start in positions if start <= len(lines) - size]
     if any(list(lines[start : start + size]) == list(pattern) for start in starts):
-        return ""  # the lines occur as they are: the endings are not what keeps them out
+        return None  # the lines occur as they are: the endings are not what keeps them out
     if not any(
         [_plain(line) for line in lines[start : start + size]] == plain_pattern for start in starts
     ):
-        return ""
+        return None
     file_style = endings.style
     patch_style = line_ending_style(pattern)
     if file_style == patch_style:
-        return ""
-    return f"{ENDINGS_WORDS}: the file's lines end in {file_style}, the patch's in {patch_style}"
+        return None
+    return EndingsMismatch(file_style, patch_style)

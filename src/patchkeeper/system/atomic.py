@@ -87,20 +87,42 @@ def write_output(path: Path, data: bytes, *, temporary: Path | None = None) -> N
     where the path is a device, a named pipe or a socket (``/dev/stdout``, a shell's
     ``>(...)``), which is opened and written as a shell's redirection does. A file renamed
     over such a path replaces it: ``--output /dev/stdout`` run as root took the device out
-    of ``/dev`` and left a regular file in its place. ``temporary`` is as
-    :func:`write_atomic`'s.
+    of ``/dev`` and left a regular file in its place. A symbolic link is written through,
+    as a shell's ``>`` and ``--markdown`` do: the file it leads to gets the data (created
+    when missing) and the link stays (:func:`output_path`). ``temporary`` is as
+    :func:`write_atomic`'s, beside the file written.
 
     Raises:
-        OSError: the file cannot be written (a full device: ``ENOSPC``); a regular file is
-            then as it was.
+        OSError: the file cannot be written (a full device: ``ENOSPC``; a loop of symbolic
+            links: ``ELOOP``); a regular file is then as it was.
     """
     from patchkeeper.system.regular import is_special
 
-    if is_special(path):
-        with open(path, "wb") as handle:
+    real = output_path(path)
+    if is_special(real):
+        with open(real, "wb") as handle:
             handle.write(data)
         return
-    write_atomic(path, data, temporary=temporary)
+    if temporary is not None and real != path:
+        temporary = real.with_name(real.name + temporary.name.removeprefix(path.name))
+    write_atomic(real, data, temporary=temporary)
+
+
+def output_path(path: Path) -> Path:
+    """The file an output ``path`` names: the one a symbolic link leads to (through every
+    link, relative ones from the link's directory), else ``path`` itself.
+
+    Raises:
+        OSError: ``ELOOP`` for a loop of symbolic links.
+    """
+    if not os.path.islink(path):
+        return path
+    real = Path(os.path.realpath(path))
+    if os.path.islink(real):
+        import errno
+
+        raise OSError(errno.ELOOP, "a loop of symbolic links", str(path))
+    return real
 
 
 def current_umask() -> int:

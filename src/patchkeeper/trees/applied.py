@@ -38,8 +38,8 @@ from patchkeeper.series.engine import (
     apply_patch,
     touched_paths,
 )
-from patchkeeper.series.hunk_evidence import problem_text
-from patchkeeper.series.hunks import landed_lines, locate, patch_lines
+from patchkeeper.series.hunk_evidence import problem_text, refusal_note
+from patchkeeper.series.hunks import HunkFailure, landed_lines, locate, patch_lines
 from patchkeeper.series.model import FileDiff, Hunk, Patch
 from patchkeeper.series.parse import sha256_hex
 from patchkeeper.trees.tree import Pristine
@@ -103,7 +103,9 @@ class PatchState:
             first (``"run.sh: has mode 100644, the patch changes it from 100755"``), and
             why hunks fail that only line endings or white space at the ends of lines keep
             out (``"pkg/core.py: different line endings: the file's lines end in CRLF, the
-            patch's in LF"``; :func:`is_hunk_note`).
+            patch's in LF"``), or whose lines all match where GNU patch's rules on a hunk
+            with cut context refuse them (``"pkg/core.py hunk #1 at line 2: every line
+            matches there, but ..."``; :attr:`hunk_notes`).
         missing_changes: for a patch not applied, the changes it makes that no hunk holds
             (a mode, a rename, an empty file created or deleted), in words with the path
             first (``"run.sh: mode not changed to 100755 (from 100644)"``): without them a
@@ -111,6 +113,11 @@ class PatchState:
         waits_for: for a patch *not applied* that cannot apply before an earlier patch of
             the series does, which does not apply on the tree either, that earlier patch's
             name (its context, or a file it reads, comes from there); else ``""``.
+        hunk_notes: the indexes of the ``problems`` that say why hunks fail (only line
+            endings or white space at the ends of lines keep them out: the engine's
+            :attr:`patchkeeper.series.hunks.HunkFailure.spacing_only`; or where a hunk with
+            cut context may apply: :func:`patchkeeper.series.hunk_evidence.refusal_note`),
+            not a file's problem; kept out of the JSON form, whose ``problems`` hold both.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -120,6 +127,18 @@ class PatchState:
     problems: tuple[str, ...] = ()
     missing_changes: tuple[str, ...] = ()
     waits_for: str = ""
+    _hunk_notes: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+
+    @property
+    def hunk_notes(self) -> tuple[str, ...]:
+        """The :attr:`problems` that say why hunks fail (the attribute above)."""
+        return tuple(p for i, p in enumerate(self.problems) if i in self._hunk_notes)
+
+    @property
+    def file_problems(self) -> tuple[str, ...]:
+        """The :attr:`problems` of the patch's files (missing, existing, another mode),
+        without :attr:`hunk_notes`."""
+        return tuple(p for i, p in enumerate(self.problems) if i not in self._hunk_notes)
 
 
 @dataclass(frozen=True)
@@ -406,7 +425,7 @@ def patch_state(
     if applied:
         _undo_some(ws, patch, applied)
         return PatchState(patch.name, PARTIAL, tuple(applied), tuple(missing)), None
-    return PatchState(patch.name, CONFLICT, (), tuple(missing), _file_problems(ws, forward)), None
+    return _conflict(patch.name, tuple(missing), ws, forward), None
 
 
 def _distance(outcome: PatchOutcome) -> int:
@@ -424,12 +443,25 @@ def _distance(outcome: PatchOutcome) -> int:
     return sum(abs(placement.offset) for placement in outcome.placements)
 
 
-def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
+def _conflict(
+    name: str, missing: tuple[HunkRef, ...], ws: Workspace, forward: PatchOutcome
+) -> PatchState:
+    """The state of a patch in *conflict* whose hunks ``missing`` do not apply, with the
+    problems of ``forward`` (the patch tried forward on ``ws``: :func:`_file_problems`)."""
+    problems, notes = _file_problems(ws, forward)
+    return PatchState(name, CONFLICT, (), missing, problems, _hunk_notes=notes)
+
+
+def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...], frozenset[int]]:
     """What keeps ``forward`` (the patch tried forward) from applying besides its hunks, in
     words with the path: a file it modifies that is not in the tree (a series relative to the
     sdist root, with its tests, on an installed wheel that has none), a file it creates that
-    exists, a mode change that met a file without its old mode."""
+    exists, a mode change that met a file without its old mode; and why hunks fail that only
+    their line endings or white space at the ends of lines keep out, or whose lines all
+    match where GNU patch's rules on a hunk with cut context refuse them. With the indexes
+    of the latter (:attr:`PatchState.hunk_notes`)."""
     out = []
+    notes = set()
     for outcome in forward.files:
         state = ws.get(outcome.path)
         if outcome.problem == MODE:
@@ -446,19 +478,31 @@ def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[str, ...]:
             continue
         # why its hunks fail when only their line endings (or white space at the ends of
         # lines) keep them out: "conflict" alone would not say that the patch is right
-        for note in dict.fromkeys(f.endings for f in outcome.failures if f.endings):
+        for note in dict.fromkeys(f.endings for f in outcome.failures if f.spacing_only):
+            notes.add(len(out))
             out.append(f"{outcome.path}: {note}")
-    return tuple(out)
+        # a hunk whose lines all match, refused by where it may apply (fewer trailing than
+        # leading context lines: only at the end of the file): "not applied" alone would
+        # hide that the lines are there
+        for failure in outcome.failures:
+            refusal = _refusal(failure)
+            if refusal:
+                notes.add(len(out))
+                out.append(f"{outcome.path} hunk #{failure.hunk.index} at line {refusal}")
+    return tuple(out), frozenset(notes)
 
 
-def is_hunk_note(problem: str) -> bool:
-    """Whether ``problem`` (one of :attr:`PatchState.problems`) says why hunks fail that
-    only their line endings or trailing white space keep out, rather than a file's problem
-    (missing, existing, another mode)."""
-    from patchkeeper.series.hunks import ENDINGS_WORDS, TRAILING_SPACE_WORDS
-
-    _, _, words = problem.partition(": ")
-    return words.startswith((ENDINGS_WORDS, TRAILING_SPACE_WORDS))
+def _refusal(failure: HunkFailure) -> str:
+    """For a hunk with context lines that matches in full but is refused where it may
+    apply, its closest line and :func:`~patchkeeper.series.hunk_evidence.refusal_note`
+    (``"2: every line matches there, but ..."``); else ``""``. A hunk without context is
+    left to the pristine reference (the walk's ``unprovable`` hunks), and one that only
+    its spacing keeps out has its note by file."""
+    closest = failure.closest
+    if failure.spacing_only or not failure.hunk.has_context or closest is None:
+        return ""
+    note = refusal_note(failure)
+    return f"{closest.line}: {note}" if note else ""
 
 
 def path_of(outcome: PatchOutcome, placement: object) -> str:
@@ -951,7 +995,7 @@ def _not_applied_on(ws: Workspace, patch: Patch) -> PatchState:
     if forward.ok:
         return PatchState(patch.name, NOT_APPLIED, (), _placed_refs(forward, landed=False))
     state = _not_applied(patch)
-    return PatchState(patch.name, CONFLICT, (), state.missing_hunks, _file_problems(trial, forward))
+    return _conflict(patch.name, state.missing_hunks, trial, forward)
 
 
 def _replay(

@@ -289,14 +289,14 @@ def _unfit_on_pristine(
     other problem is a file that neither the tree nor the reference has (a series of the
     sdist's root, with its tests, on an installed wheel) has nothing to undo either."""
     from patchkeeper.series.hunk_evidence import MISSING_FILE
-    from patchkeeper.trees.applied import CONFLICT, EMPTY, NOT_APPLIED, is_hunk_note
+    from patchkeeper.trees.applied import CONFLICT, EMPTY, NOT_APPLIED
 
     if reference is None or not state.files:
         return []
     unfit = []
     for patch in state.patches:
         # why hunks fail (line endings) is no file problem: the patch still does not fit
-        problems = [p for p in patch.problems if not is_hunk_note(p)]
+        problems = patch.file_problems
         gone = missing_files and all(p.endswith(f": {MISSING_FILE}") for p in problems)
         if patch.state == CONFLICT and not patch.applied_hunks and (gone or not problems):
             unfit.append(patch.name)
