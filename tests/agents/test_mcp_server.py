@@ -623,3 +623,58 @@ def test_an_empty_name_is_refused_before_anything_runs(example: Example) -> None
         assert result.structured_content["exit_code"] == 2, name
         assert result.structured_content["error"]["message"] == f"`{key}` needs a value", name
     assert tree_bytes(root) == before
+
+
+def test_a_runtime_tools_path_typed_wrong_is_named_before_the_package(example: Example) -> None:
+    """The example configures no plugin package: a bad ``plugin``, ``from``, ``to`` or
+    ``patch_dir`` was answered "the plugin package is not configured", naming none of them."""
+    down = example.downstream
+    hint = (
+        "give a directory, a release's sdist or wheel file, or a pinned requirement such as "
+        "vllm==0.32.0"
+    )
+    calls = [
+        (
+            "runtime_inventory",
+            {"directory": "downstream", "plugin": "nope"},
+            f"the plugin directory {down / 'nope'} does not exist",
+            'pass `plugin` DIR (the directory holding the package), or set root = "DIR" in '
+            "[runtime]",
+        ),
+        (
+            "runtime_audit",
+            {"directory": "downstream", "from": "./nope", "to": "../upstream/minihttp-1.1"},
+            "the old upstream (`from`): no such directory: ./nope",
+            hint,
+        ),
+        (
+            "runtime_port",
+            {"directory": "downstream", "from": "../upstream/minihttp-1.0", "to": "./nope"},
+            "the new upstream (`to`): no such directory: ./nope",
+            hint,
+        ),
+        (
+            "runtime_inventory",
+            {"directory": "downstream", "patch_dir": "x/y"},
+            f"the patch directory x/y does not exist under {down}",
+            f"give `patch_dir` relative to the plugin directory {down} (the folder holding the "
+            "patch modules, as PACKAGE/patches), and the package: `package` NAME or package = "
+            '"NAME" in [runtime]',
+        ),
+    ]
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _, _ in calls]
+
+    results = talk(example.root, conversation)
+    for result, (name, _, message, hint_given) in zip(results, calls):
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"] == {
+            "message": message,
+            "file": None,
+            "line": None,
+            "hint": hint_given,
+        }, name
+    assert tree_bytes(example.root) == before
