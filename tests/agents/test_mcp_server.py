@@ -678,3 +678,52 @@ def test_a_runtime_tools_path_typed_wrong_is_named_before_the_package(example: E
             "hint": hint_given,
         }, name
     assert tree_bytes(example.root) == before
+
+
+def test_a_missing_to_is_named_before_the_port_or_upgrade_in_progress(example: Example) -> None:
+    """A second ``write_port_start`` whose ``to`` names nothing was answered "a port is
+    already in progress", which the agent could only take for the state to resolve."""
+    down = example.downstream
+    start = {"directory": "downstream", "to": "../upstream/minihttp-1.1", "write": True}
+    missing = {**start, "to": "../upstream/minihttp-9"}
+    calls = [
+        ("write_port_start", start),
+        ("write_port_start", missing),
+        ("write_port_start", {**start, "from": "./nope"}),
+        ("write_port_start", start),
+        ("write_port_abort", {"directory": "downstream", "write": True}),
+        ("write_upgrade", start),
+        ("write_upgrade", missing),
+        ("write_upgrade_abort", {"directory": "downstream", "write": True}),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    results = talk(example.root, conversation)
+    started = [results[i].structured_content.get("outcome") for i in (0, 5)]
+    assert started == ["stopped", "stopped"]
+    where = f"relative paths start at {down} (-C DIR's, when given), and there is no directory "
+    gone = {
+        "message": "the new upstream (`to`) does not exist",
+        "file": "../upstream/minihttp-9",
+        "line": None,
+        "hint": where + str(example.root / "upstream" / "minihttp-9"),
+    }
+    assert [result.structured_content.get("error") for result in results[1:4]] == [
+        gone,
+        {
+            "message": "the old upstream (`from`, or the configured pin) does not exist",
+            "file": "nope",
+            "line": None,
+            "hint": where + str(down / "nope"),
+        },
+        {
+            "message": "a port is already in progress",
+            "file": str(down / ".patchkeeper-port"),
+            "line": None,
+            "hint": "call write_port_continue (write: true) or write_port_abort (write: true)",
+        },
+    ]
+    assert results[6].structured_content.get("error") == gone
+    assert [results[4].is_error, results[7].is_error] == [False, False]
