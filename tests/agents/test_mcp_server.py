@@ -727,3 +727,34 @@ def test_a_missing_to_is_named_before_the_port_or_upgrade_in_progress(example: E
     ]
     assert results[6].structured_content.get("error") == gone
     assert [results[4].is_error, results[7].is_error] == [False, False]
+
+
+def test_an_empty_value_is_refused_as_needing_one_before_other_checks(example: Example) -> None:
+    """``python: ""`` was read as a bare name (a look-up on PATH), and to a writing tool as
+    no ``python`` at all ("without target writes to the installed upstream"); the command
+    line refuses it as "--python needs a value", and so does the server, by the same rule."""
+    root = example.root
+    before = tree_bytes(root)
+    calls = [
+        ("write_apply", {"directory": "downstream", "python": "", "write": True}, "python"),
+        ("verify", {"directory": "downstream", "python": " "}, "python"),
+        ("write_apply", {"directory": "downstream", "target": "", "write": True}, "target"),
+        ("audit", {"directory": "downstream", "to": ""}, "to"),
+        ("runtime_inventory", {"directory": "downstream", "patch_dir": ""}, "patch_dir"),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _ in calls]
+
+    results = talk(root, conversation)
+    for result, (name, _, key) in zip(results, calls):
+        left_out = "" if key == "to" else ", or leave it out"
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"] == {
+            "message": f"`{key}` needs a value",
+            "file": None,
+            "line": None,
+            "hint": f"give {key} a value{left_out} (tools/list describes it)",
+        }, name
+    assert tree_bytes(root) == before

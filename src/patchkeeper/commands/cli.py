@@ -429,6 +429,20 @@ def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> No
         )
 
 
+def refuses_empty(option: click.Option) -> bool:
+    """Whether an empty value of ``option`` is refused as "needs a value"
+    (:func:`refuse_option_as_value`): a path, a release, or a name, but the options of
+    :data:`JUDGED_WHEN_EMPTY` and flags. The MCP server refuses an empty argument by the
+    same rule (:func:`patchkeeper.agents.calls.check_arguments`)."""
+    if option.is_flag or option.count:
+        return False
+    return bool(
+        isinstance(option.type, click.Path)
+        or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
+        or set(option.opts) & RELEASE_OPTIONS
+    )
+
+
 def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     """Refuse an option of ``ctx``'s command that takes a value given none before another of
     its options (``runtime audit --from --to X``): click would take ``--to`` as the value of
@@ -458,14 +472,7 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
         if not option.is_flag and not option.count
         for name in option.opts
     }
-    places = {
-        name
-        for option in options
-        if isinstance(option.type, click.Path)
-        or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
-        or set(option.opts) & RELEASE_OPTIONS
-        for name in option.opts
-    }
+    places = {name for option in options if refuses_empty(option) for name in option.opts}
     words = iter(args)
     for word in words:
         positional = word == "-" or not word.startswith("-")
