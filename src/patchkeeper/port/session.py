@@ -327,7 +327,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
     )
     if not in_place:
         out = output.resolve() if output else default_output(config.series.parent, ctx)
-        check_output(out)
+        check_output(out, "given" if output else "default")
         ctx.state = replace(state, output=str(out))
     steps, stopped = _port(ctx)
     return _conclude(ctx, "port", steps, stopped)
