@@ -32,6 +32,7 @@ from patchkeeper.agents.tools import (
 )
 from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.option_values import refuses_empty
 
 
 class CallRefused(PatchkeeperError):
@@ -68,16 +69,14 @@ def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, 
 
 def _refuse_empty(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]) -> None:
     """Refuse an empty text argument (``python: ""``, ``to: " "``) that the command line
-    refuses as "needs a value" (:func:`patchkeeper.commands.cli.refuses_empty`), before the
-    checks that would read it as something else: an empty ``python`` is no bare name, and
-    no ``python`` at all to the check of a writing tool's target. ``directory`` has its own
-    refusal (:func:`check_paths`), which says where it is read from.
+    refuses as "needs a value" (:func:`patchkeeper.system.option_values.refuses_empty`),
+    before the checks that would read it as something else: an empty ``python`` is no bare
+    name, and no ``python`` at all to the check of a writing tool's target. ``directory``
+    has its own refusal (:func:`check_paths`), which says where it is read from.
 
     Raises:
         CallRefused: ``--python needs a value``, said with the argument's name.
     """
-    from patchkeeper.commands.cli import refuses_empty
-
     for key, param, _ in tool_parameters(tool, group):
         value = arguments.get(key)
         values = value if isinstance(value, list) else [value]

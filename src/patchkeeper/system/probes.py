@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.constants import OPTION_PYTHON
 from patchkeeper.errors import TargetError
 
 
@@ -65,7 +66,7 @@ def interpreter_path(value: str) -> Path:
     return path
 
 
-def check_interpreter_given(python: Path | str | None, option: str = "--python") -> None:
+def check_interpreter_given(python: Path | str | None, option: str = OPTION_PYTHON) -> None:
     """Refuse the interpreter ``option`` names when nothing is there: a path (with a
     directory part) that does not exist, or a bare name not found on ``PATH``. A command
     checks this before the work that would only need the interpreter later, or not at all
