@@ -623,3 +623,138 @@ def test_an_empty_name_is_refused_before_anything_runs(example: Example) -> None
         assert result.structured_content["exit_code"] == 2, name
         assert result.structured_content["error"]["message"] == f"`{key}` needs a value", name
     assert tree_bytes(root) == before
+
+
+def test_a_runtime_tools_path_typed_wrong_is_named_before_the_package(example: Example) -> None:
+    """The example configures no plugin package: a bad ``plugin``, ``from``, ``to`` or
+    ``patch_dir`` was answered "the plugin package is not configured", naming none of them."""
+    down = example.downstream
+    hint = (
+        "give a directory, a release's sdist or wheel file, or a pinned requirement such as "
+        "vllm==0.32.0"
+    )
+    calls = [
+        (
+            "runtime_inventory",
+            {"directory": "downstream", "plugin": "nope"},
+            f"the plugin directory {down / 'nope'} does not exist",
+            'pass `plugin` DIR (the directory holding the package), or set root = "DIR" in '
+            "[runtime]",
+        ),
+        (
+            "runtime_audit",
+            {"directory": "downstream", "from": "./nope", "to": "../upstream/minihttp-1.1"},
+            "the old upstream (`from`): no such directory: ./nope",
+            hint,
+        ),
+        (
+            "runtime_port",
+            {"directory": "downstream", "from": "../upstream/minihttp-1.0", "to": "./nope"},
+            "the new upstream (`to`): no such directory: ./nope",
+            hint,
+        ),
+        (
+            "runtime_inventory",
+            {"directory": "downstream", "patch_dir": "x/y"},
+            f"the patch directory x/y does not exist under {down}",
+            f"give `patch_dir` relative to the plugin directory {down} (the folder holding the "
+            "patch modules, as PACKAGE/patches), and the package: `package` NAME or package = "
+            '"NAME" in [runtime]',
+        ),
+    ]
+    before = tree_bytes(example.root)
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _, _ in calls]
+
+    results = talk(example.root, conversation)
+    for result, (name, _, message, hint_given) in zip(results, calls):
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"] == {
+            "message": message,
+            "file": None,
+            "line": None,
+            "hint": hint_given,
+        }, name
+    assert tree_bytes(example.root) == before
+
+
+def test_a_missing_to_is_named_before_the_port_or_upgrade_in_progress(example: Example) -> None:
+    """A second ``write_port_start`` whose ``to`` names nothing was answered "a port is
+    already in progress", which the agent could only take for the state to resolve."""
+    down = example.downstream
+    start = {"directory": "downstream", "to": "../upstream/minihttp-1.1", "write": True}
+    missing = {**start, "to": "../upstream/minihttp-9"}
+    calls = [
+        ("write_port_start", start),
+        ("write_port_start", missing),
+        ("write_port_start", {**start, "from": "./nope"}),
+        ("write_port_start", start),
+        ("write_port_abort", {"directory": "downstream", "write": True}),
+        ("write_upgrade", start),
+        ("write_upgrade", missing),
+        ("write_upgrade_abort", {"directory": "downstream", "write": True}),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    results = talk(example.root, conversation)
+    started = [results[i].structured_content.get("outcome") for i in (0, 5)]
+    assert started == ["stopped", "stopped"]
+    where = f"relative paths start at {down} (-C DIR's, when given), and there is no directory "
+    gone = {
+        "message": "the new upstream (`to`) does not exist",
+        "file": "../upstream/minihttp-9",
+        "line": None,
+        "hint": where + str(example.root / "upstream" / "minihttp-9"),
+    }
+    assert [result.structured_content.get("error") for result in results[1:4]] == [
+        gone,
+        {
+            "message": "the old upstream (`from`, or the configured pin) does not exist",
+            "file": "nope",
+            "line": None,
+            "hint": where + str(down / "nope"),
+        },
+        {
+            "message": "a port is already in progress",
+            "file": str(down / ".patchkeeper-port"),
+            "line": None,
+            "hint": "call write_port_continue (write: true) or write_port_abort (write: true)",
+        },
+    ]
+    assert results[6].structured_content.get("error") == gone
+    assert [results[4].is_error, results[7].is_error] == [False, False]
+
+
+def test_an_empty_value_is_refused_as_needing_one_before_other_checks(example: Example) -> None:
+    """``python: ""`` was read as a bare name (a look-up on PATH), and to a writing tool as
+    no ``python`` at all ("without target writes to the installed upstream"); the command
+    line refuses it as "--python needs a value", and so does the server, by the same rule."""
+    root = example.root
+    before = tree_bytes(root)
+    calls = [
+        ("write_apply", {"directory": "downstream", "python": "", "write": True}, "python"),
+        ("verify", {"directory": "downstream", "python": " "}, "python"),
+        ("write_apply", {"directory": "downstream", "target": "", "write": True}, "target"),
+        ("audit", {"directory": "downstream", "to": ""}, "to"),
+        ("runtime_inventory", {"directory": "downstream", "patch_dir": ""}, "patch_dir"),
+    ]
+
+    async def conversation(client: ClientSession):
+        return [await client.call_tool(name, arguments) for name, arguments, _ in calls]
+
+    results = talk(root, conversation)
+    for result, (name, _, key) in zip(results, calls):
+        left_out = "" if key == "to" else ", or leave it out"
+        assert result.is_error is True, name
+        assert result.structured_content["exit_code"] == 2, name
+        assert result.structured_content["error"] == {
+            "message": f"`{key}` needs a value",
+            "file": None,
+            "line": None,
+            "hint": f"give {key} a value{left_out} (tools/list describes it)",
+        }, name
+    assert tree_bytes(root) == before

@@ -237,3 +237,69 @@ def test_a_release_option_given_an_option_in_one_word(cli, example: Example, com
         "directory), then the other options\n",
     )
     assert tree_bytes(example.root) == before
+
+
+MARKED = "minihttp==1.1; python_version < '3'"
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "spec", "plain"),
+    [
+        (("audit", "--to", MARKED), "--to", MARKED, "minihttp==1.1"),
+        (("audit", "--to", "minihttp>=1.0,<2 ;sys_platform=='win32'"), "--to",
+         "minihttp>=1.0,<2 ;sys_platform=='win32'", "minihttp>=1.0,<2"),
+        (("port", "--to", MARKED), "--to", MARKED, "minihttp==1.1"),
+        (("upgrade", "--to", "../upstream/minihttp-1.1", "--from", MARKED), "--from", MARKED,
+         "minihttp==1.1"),
+        (("verify", "--target", "../upstream/minihttp-1.0", "--pristine", MARKED), "--pristine",
+         MARKED, "minihttp==1.1"),
+        (("runtime", "audit", "--plugin", ".", "--package", "p", "--from", MARKED, "--to",
+          "../upstream/minihttp-1.1"), "--from", MARKED, "minihttp==1.1"),
+        (("runtime", "lock", "--plugin", ".", "--package", "p", "--at", MARKED), "--at", MARKED,
+         "minihttp==1.1"),
+    ],
+)  # fmt: skip
+def test_a_requirement_with_an_environment_marker_is_refused(
+    cli,
+    example: Example,
+    args: tuple[str, ...],
+    option: str,
+    spec: str,
+    plain: str,
+    tmp_path,
+    monkeypatch,
+) -> None:
+    """``--to "minihttp==1.1; python_version < '3'"`` was audited as minihttp==1.1, the
+    marker ignored: it says where a dependency is installed, nothing about the release to
+    read. Refused before anything is fetched, naming the option."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
+    before = tree_bytes(example.root)
+    run = cli(*args, cwd=example.downstream)
+    marker = spec.partition(";")[2].strip().replace("'", '"').replace("==", " == ")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {option} {spec} has an environment marker ({marker}), which "
+        "says where a dependency is installed and means nothing for the release to read\n"
+        f"  hint: leave the marker out: {option} {plain}\n",
+    )
+    assert not cache.exists()
+    assert tree_bytes(example.root) == before
+
+
+def test_a_configured_pristine_with_a_marker_names_the_configuration(cli, example: Example) -> None:
+    config = example.downstream / "patchkeeper.toml"
+    config.write_text(
+        config.read_text().replace(
+            'pristine = "../upstream/minihttp-1.0"', f'pristine = "{MARKED}"'
+        )
+    )
+    run = cli("verify", "--target", "../upstream/minihttp-1.0", cwd=example.downstream)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {config}:8: pristine {MARKED} has an environment marker "
+        '(python_version < "3"), which says where a dependency is installed and means '
+        "nothing for the release to read\n"
+        '  hint: leave the marker out: pristine = "minihttp==1.1"\n'
+    )

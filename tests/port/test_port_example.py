@@ -325,8 +325,29 @@ def test_port_refuses_an_existing_output_directory(cli, example: Example) -> Non
     (example.downstream / "patches-1.1" / "x").write_text("x")
     run = start(cli, example)
     assert run.code == 2
-    assert "the new series directory already exists" in run.err
+    assert json.loads(run.out)["error"] == {
+        "message": "the new series directory already exists",
+        "file": str(example.downstream / "patches-1.1"),
+        "line": None,
+        "hint": "remove it, give --output a directory that does not exist yet or is empty, or "
+        "port --in-place",
+    }
     assert not (example.downstream / ".patchkeeper-port").exists()
+
+
+def test_an_output_given_that_exists_is_not_told_to_give_output(cli, example: Example) -> None:
+    """``port --output patches`` (the series' own directory) was told to "pass --output DIR",
+    which the user had done: the hint says what the directory given must be."""
+    before = tree_bytes(example.downstream)
+    run = start(cli, example, "--output", "patches")
+    assert run.code == 2
+    assert json.loads(run.out)["error"] == {
+        "message": "the new series directory already exists",
+        "file": str(example.downstream / "patches"),
+        "line": None,
+        "hint": "give --output a directory that does not exist yet or is empty, or port --in-place",
+    }
+    assert tree_bytes(example.downstream) == before
 
 
 def test_port_text_and_markdown_reports(cli, example: Example, tmp_path: Path) -> None:

@@ -395,3 +395,26 @@ def test_the_summary_counts_the_tables_of_patches_no_longer_carried(cli, audited
     }
     kinds = [f["code"] for f in data["findings"]]
     assert kinds.count("not-reviewed") == data["counts"]["suggested"]
+
+
+def test_a_missing_python_is_refused_whether_or_not_an_environment_is_recorded(
+    cli, audited: Path
+) -> None:
+    """Without a recorded environment the interpreter is never run: ``--python
+    does/not/exist`` passed unnoticed, the check answering as if it had not been given."""
+    hint = (
+        "  hint: give --python the path of a Python executable (a virtual environment's "
+        ".venv/bin/python)\n"
+    )
+    cases = [("does/not/exist", "no such file"), ("nosuch-python-9", "no such command on PATH")]
+    for recorded in (False, True):
+        if recorded:
+            drop_from_series(audited, "retry-backoff-cap.patch")
+            assert reported(cli, audited, AGREEING) == 0
+        for given, problem in cases:
+            run = cli("report", "--check", "--python", given, cwd=audited)
+            assert (run.code, run.out, run.err) == (
+                2,
+                "",
+                f"patchkeeper: error: --python {given}: {problem}\n{hint}",
+            ), (recorded, given)

@@ -201,3 +201,16 @@ def test_an_upstream_found_but_failing_to_import_is_refused(
         f"  hint: {fix.format(python=python)}, or give --python the interpreter of an "
         "environment where tinyup imports\n"
     )
+
+
+def test_a_missing_interpreter_is_named_before_the_plugin(tmp_path: Path, cli) -> None:
+    """In a directory with no plugin configured, ``--python`` given wrong was answered
+    "the plugin package is not configured"; the interpreter the user typed is named first."""
+    run = cli("runtime", "check", "--python", "env/bin/python", cwd=tmp_path)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        "patchkeeper: error: --python env/bin/python: no such file\n"
+        "  hint: give --python the path of a Python executable (a virtual environment's "
+        ".venv/bin/python)\n",
+    )

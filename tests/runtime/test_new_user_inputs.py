@@ -737,3 +737,58 @@ def test_a_subpackage_as_the_plugin_package_is_refused_naming_the_patch_dir(
     assert [(e["target"], e["activation"]["status"]) for e in entries] == [
         ("tinyup.engine.step", "active")
     ]
+
+
+def test_a_place_typed_wrong_is_named_before_the_package_left_out(upstream: Path, cli) -> None:
+    """Without a package configured, a missing --plugin, --from, --to, --at or --patch-dir
+    was answered "the plugin package is not configured": the user fixed the package and
+    only then learned of the path they had mistyped."""
+    hint = (
+        "  hint: give a directory, a release's sdist or wheel file, or a pinned requirement "
+        "such as vllm==0.32.0\n"
+    )
+    good_old, good_new = str(upstream / "upstream-1.0"), str(upstream / "upstream-2.0")
+    runs = [
+        (
+            ("runtime", "inventory", "--plugin", "/does/not/exist"),
+            "patchkeeper: error: the plugin directory /does/not/exist does not exist\n"
+            "  hint: pass --plugin DIR (the directory holding the package), or set root = "
+            '"DIR" in [tool.patchkeeper.runtime]\n',
+        ),
+        (
+            ("runtime", "audit", "--from", "./gone-1.0", "--to", good_new),
+            "patchkeeper: error: the old upstream (--from): no such directory: ./gone-1.0\n" + hint,
+        ),
+        (
+            ("runtime", "port", "--from", good_old, "--to", "./gone-2.0"),
+            "patchkeeper: error: the new upstream (--to): no such directory: ./gone-2.0\n" + hint,
+        ),
+        (
+            ("runtime", "lock", "--at", "gone-1.0/"),
+            "patchkeeper: error: the release to lock (--at): no such directory: gone-1.0/\n" + hint,
+        ),
+        (
+            ("runtime", "inventory", "--patch-dir", "plug/patches"),
+            f"patchkeeper: error: the patch directory plug/patches does not exist under "
+            f"{upstream}\n"
+            f"  hint: give --patch-dir relative to the plugin directory {upstream} (the folder "
+            "holding the patch modules, as PACKAGE/patches), and the package: --package NAME "
+            'or package = "NAME" in [tool.patchkeeper.runtime]\n',
+        ),
+        (
+            ("runtime", "inventory", "--patch-dir", "../patches"),
+            f"patchkeeper: error: the patch directory ../patches leaves the plugin directory "
+            f"{upstream}\n"
+            "  hint: give --patch-dir (or patch-directory) relative to the plugin directory, "
+            "inside it\n",
+        ),
+    ]
+    for args, err in runs:
+        run = cli(*args, cwd=upstream)
+        assert (run.code, run.out, run.err) == (2, "", err), args
+    # with the places right, the package left out is what is said
+    run = cli("runtime", "audit", "--from", good_old, "--to", good_new, cwd=upstream)
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        "patchkeeper: error: the plugin package is not configured",
+    )

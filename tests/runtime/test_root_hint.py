@@ -43,6 +43,8 @@ def test_a_single_module_plugin_is_named_as_a_module_not_a_missing_package(
     )
     (plugin / "traceplug.py").write_text("import vllm.engine as engine\n\nengine.x = 1\n")
     (plugin / "traceplug_scheduler.py").write_text("")
+    (tmp_path / "a").mkdir()  # the trees are there: the plugin is what is wrong
+    (tmp_path / "b").mkdir()
     run = cli(
         "runtime",
         "audit",

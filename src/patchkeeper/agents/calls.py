@@ -32,6 +32,7 @@ from patchkeeper.agents.tools import (
 )
 from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.option_values import refuses_empty
 
 
 class CallRefused(PatchkeeperError):
@@ -63,6 +64,32 @@ def check_arguments(tool: ToolSpec, group: click.Group, arguments: Mapping[str, 
             f"{tool.name}: {where + ': ' if where else ''}{error.message}",
             hint="call it with the arguments its input schema lists (tools/list)",
         )
+    _refuse_empty(tool, group, arguments)
+
+
+def _refuse_empty(tool: ToolSpec, group: click.Group, arguments: Mapping[str, Any]) -> None:
+    """Refuse an empty text argument (``python: ""``, ``to: " "``) that the command line
+    refuses as "needs a value" (:func:`patchkeeper.system.option_values.refuses_empty`),
+    before the checks that would read it as something else: an empty ``python`` is no bare
+    name, and no ``python`` at all to the check of a writing tool's target. ``directory``
+    has its own refusal (:func:`check_paths`), which says where it is read from.
+
+    Raises:
+        CallRefused: ``--python needs a value``, said with the argument's name.
+    """
+    for key, param, _ in tool_parameters(tool, group):
+        value = arguments.get(key)
+        values = value if isinstance(value, list) else [value]
+        if key == "directory" or not isinstance(param, click.Option) or not refuses_empty(param):
+            continue
+        if any(isinstance(one, str) and not one.strip() for one in values):
+            option = next(opt for opt in param.opts if opt.startswith("--"))
+            needed = param.required or key in tool.requires
+            raise CallRefused(
+                f"{option} needs a value",
+                hint=f"give {key} a value{'' if needed else ', or leave it out'} (tools/list "
+                "describes it)",
+            )
 
 
 def check_write(tool: ToolSpec, arguments: Mapping[str, Any]) -> None:

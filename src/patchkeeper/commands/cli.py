@@ -19,18 +19,11 @@ from typing import Any
 import click
 
 from patchkeeper.constants import (
-    OPTION_AT,
-    OPTION_FROM,
     OPTION_JSON,
-    OPTION_PRISTINE,
-    OPTION_PYTHON,
-    OPTION_TARGET,
-    OPTION_TO,
-    OPTION_UPSTREAM,
-    OPTION_WHY,
     SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.option_values import refuses_empty
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: The parameter types of the options that name a file or a directory, made once and shared
@@ -393,25 +386,6 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
-#: Options whose command refuses an empty value in its own words, which say more than "needs
-#: a value": ``retire --why ''`` and ``--at ''`` name what the Retired table records and give
-#: an example built from the downstream's upstream and pin.
-JUDGED_WHEN_EMPTY = frozenset({OPTION_WHY, OPTION_AT})
-
-#: The options that take a release (a requirement or a directory) without a path type
-#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
-RELEASE_OPTIONS = frozenset(
-    {
-        OPTION_TO,
-        OPTION_FROM,
-        OPTION_PRISTINE,
-        OPTION_PYTHON,
-        OPTION_TARGET,
-        OPTION_UPSTREAM,
-    }
-)
-
-
 #: The options other tools ask for JSON with (``--format json``, ``-o json``).
 JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
 
@@ -467,8 +441,8 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     takes no option after its arguments (a group, whose command follows; ``record``, whose
     validation command does), up to the first word that is neither an option nor a value.
 
-    An option naming a place (a path, or a release: :data:`RELEASE_OPTIONS`) or a name (a
-    branch, a tag, a package; but :data:`JUDGED_WHEN_EMPTY`) given an empty value (``--to
+    An option naming a place (a path, or a release) or a name (a branch, a tag, a package;
+    :func:`patchkeeper.system.option_values.refuses_empty`) given an empty value (``--to
     ''``, ``--output=``, ``--branch ''``) is refused the same way: an empty path is the
     current directory to ``pathlib``, an empty release is no requirement at all, and an empty
     name reads as the option left out (``upgrade --branch ''`` wrote on the branch checked
@@ -486,14 +460,7 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
         if not option.is_flag and not option.count
         for name in option.opts
     }
-    places = {
-        name
-        for option in options
-        if isinstance(option.type, click.Path)
-        or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
-        or set(option.opts) & RELEASE_OPTIONS
-        for name in option.opts
-    }
+    places = {name for option in options if refuses_empty(option) for name in option.opts}
     words = iter(args)
     for word in words:
         positional = word == "-" or not word.startswith("-")

@@ -99,6 +99,11 @@ def stable_spec(spec: str) -> str:
     return str(Path(given).resolve())
 
 
+#: How errors name the trees a port reads: ``--to``'s, and ``--from``'s (or the pin's).
+NEW_TREE = "the new upstream (--to)"
+OLD_TREE = "the old upstream (--from, or the configured pin)"
+
+
 def port_base(config: Config, source: str | None) -> str:
     """The release a port (or an upgrade) carries the series from, as a stable spec
     (:func:`stable_spec`): ``source`` (``--from``) when given, else the configured pin
@@ -224,7 +229,7 @@ def old_tree(config: Config, spec: str) -> Tree:
             return requirement_tree(spec, config)
         except FetchError as exc:
             raise pin_unfetchable(config, exc, "the old upstream", instead) from None
-    return spec_tree(spec, config, "the old upstream (--from, or the configured pin)", hint=instead)
+    return spec_tree(spec, config, OLD_TREE, hint=instead)
 
 
 def build_context(
@@ -233,7 +238,7 @@ def build_context(
     series = parse_series(series_path)
     patches = load_patches(series, config.strip)
     old = old_tree(config, state.old)
-    new = spec_tree(state.new, config, "the new upstream (--to)")
+    new = spec_tree(state.new, config, NEW_TREE)
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
     refuse_misplaced(new, patches, "the new upstream (--to)", OPTION_TO, config.upstream)

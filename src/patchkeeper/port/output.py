@@ -21,6 +21,7 @@ import re
 import tempfile
 from collections.abc import Collection, Mapping
 from pathlib import Path
+from typing import Literal
 
 from patchkeeper.config import Config
 from patchkeeper.errors import PatchkeeperError, TargetError
@@ -75,18 +76,33 @@ def series_bytes(
     return b"".join(lines)
 
 
-def check_output(path: Path) -> None:
-    """Refuse a new series directory that exists and is not empty.
+#: How the new series directory was chosen, which the refusal of an existing one words its
+#: hint for: ``--output`` given, the default beside the series, or kept by a port started
+#: earlier (``--continue`` writes where the start chose).
+OutputChoice = Literal["given", "default", "started"]
+
+#: What the new series directory must be, said in each hint.
+_OUTPUT_RULE = "a directory that does not exist yet or is empty"
+
+
+def check_output(path: Path, chosen: OutputChoice = "default") -> None:
+    """Refuse a new series directory that exists and is not empty; the hint says what to do
+    for how it was ``chosen`` (a user who gave ``--output`` is not told to give it).
 
     Raises:
         OutputExistsError: naming it.
     """
-    if path.exists() and (not path.is_dir() or any(path.iterdir())):
-        raise OutputExistsError(
-            "the new series directory already exists",
-            path=path,
-            hint="remove it, pass --output DIR, or port --in-place",
-        )
+    if not path.exists() or (path.is_dir() and not any(path.iterdir())):
+        return
+    hints = {
+        "given": f"give --output {_OUTPUT_RULE}, or port --in-place",
+        "default": f"remove it, give --output {_OUTPUT_RULE}, or port --in-place",
+        "started": "move it away: the port in progress writes its new series there, as "
+        "chosen when it started",
+    }
+    raise OutputExistsError(
+        "the new series directory already exists", path=path, hint=hints[chosen]
+    )
 
 
 def pristine_setting(tree: str, base: Path) -> str:
@@ -130,7 +146,7 @@ def write_directory(
         OutputExistsError: ``out`` exists and is not empty.
         TargetError: ``out``'s directory cannot be written.
     """
-    check_output(out)
+    check_output(out, "started")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))

@@ -18,6 +18,8 @@ from pathlib import Path
 from patchkeeper.config import Config
 from patchkeeper.errors import ConfigError, PatchkeeperError
 from patchkeeper.port.context import (
+    NEW_TREE,
+    OLD_TREE,
     PortContext,
     build_context,
     check_a_newer_release,
@@ -48,6 +50,7 @@ from patchkeeper.system.english import plural
 from patchkeeper.trees.downstream import journal_dir
 from patchkeeper.trees.target_label import TargetLabel
 from patchkeeper.trees.transaction import locked, recover
+from patchkeeper.trees.tree import check_tree_given
 from patchkeeper.upstream.requirements import check_new_release
 from patchkeeper.upstream.treesearch import TreeSearch
 
@@ -290,6 +293,10 @@ def _shown(path: Path, root: Path) -> str:
 def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
     to, source, in_place, retire = request.to, request.source, request.in_place, request.retire
     upstream_repo, output = request.upstream_repo, request.output
+    if to is not None:  # a release typed wrong is named before a port in progress
+        check_new_release("port", to, source, config.upstream, config.source)
+        check_tree_given(to, NEW_TREE)
+        check_tree_given(source, OLD_TREE)
     if work.exists:
         work.load()
         raise PortStateError(
@@ -320,7 +327,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
     )
     if not in_place:
         out = output.resolve() if output else default_output(config.series.parent, ctx)
-        check_output(out)
+        check_output(out, "given" if output else "default")
         ctx.state = replace(state, output=str(out))
     steps, stopped = _port(ctx)
     return _conclude(ctx, "port", steps, stopped)

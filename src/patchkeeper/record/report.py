@@ -242,7 +242,11 @@ def _change_hint(change: str, recorded: Environment | None) -> str:
 
 def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
     from patchkeeper.record.audit_md import record_html, record_markdown
+    from patchkeeper.system.probes import check_interpreter_given
 
+    # without a recorded environment the interpreter is never run: a --python typed wrong
+    # would pass unnoticed
+    check_interpreter_given(python)
     settings = report_settings(config)
     evidence, recorded, items, decisions = _inputs(config, settings)
     stored = read_environment(config)

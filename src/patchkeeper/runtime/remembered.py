@@ -43,7 +43,12 @@ from typing import Any
 
 from patchkeeper import __version__
 from patchkeeper.jsonable import JsonReady
-from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
+from patchkeeper.runtime.lookup.targets import (
+    NEW_UPSTREAM,
+    OLD_UPSTREAM,
+    check_tree_spec,
+    upstream_dir,
+)
 from patchkeeper.runtime.settings import (
     PluginLocation,
     RuntimeAuditRequest,
@@ -221,8 +226,10 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
 
     Raises: as :func:`patchkeeper.runtime.judge.runtime_audit.audit_runtime`.
     """
-    settings = located_settings(config, request)
     old, new = request.old, request.new
+    check_tree_spec(old, OLD_UPSTREAM)  # a path typed wrong is named before the plugin
+    check_tree_spec(new, NEW_UPSTREAM)
+    settings = located_settings(config, request)
     packages = settings.upstream_packages
     old_root = upstream_dir(old, packages, OLD_UPSTREAM)
     new_root = upstream_dir(new, packages, NEW_UPSTREAM)

@@ -143,6 +143,15 @@ def resolve_settings(
     base = config.root if config else Path.cwd()
     root = (plugin if plugin is not None else base / table.get("root", ".")).resolve()
     name = package or table.get("package") or ""
+    # A place typed wrong (the plugin's directory, the patch directory) is named before a
+    # package left out: the user fixes what they gave before learning what else is needed.
+    if not root.is_dir():
+        raise ConfigError(
+            f"the plugin directory {root} {not_a_directory(root) or 'does not exist'}",
+            hint=ROOT_HINT,
+        )
+    if not name and patch_directory:
+        _check_given_patch_dir(root, normal_relative(patch_directory))
     if not name:
         hint = 'pass --package NAME or set package = "NAME" in [tool.patchkeeper.runtime]'
         # what --package can name, as when the name given is not there (a src layout's too)
@@ -157,11 +166,6 @@ def resolve_settings(
             hint=hint,
         )
     _check_package_name(name, None if package else getattr(config, "source", None))
-    if not root.is_dir():
-        raise ConfigError(
-            f"the plugin directory {root} {not_a_directory(root) or 'does not exist'}",
-            hint=ROOT_HINT,
-        )
     if not (root / name.replace(".", "/")).is_dir():
         # a src layout, or the folder the project files name: the package is under DIR/src
         # (DIR/python, ...), its project files in DIR
@@ -227,6 +231,33 @@ def resolve_settings(
         header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
+    )
+
+
+def _check_given_patch_dir(root: Path, directory: str) -> None:
+    """Refuse ``--patch-dir`` ``directory`` (normalized) before the package is known when no
+    plugin layout could hold it: it leads out of the plugin directory ``root``, or it is a
+    folder neither of ``root`` nor of a source folder of it (``src/``), where the package
+    and so its patch directory would be.
+
+    Raises:
+        ConfigError: naming the patch directory and the plugin directory.
+    """
+    if not (root / directory).resolve().is_relative_to(root):
+        raise ConfigError(
+            f"the patch directory {directory} leaves the plugin directory {root}",
+            hint="give --patch-dir (or patch-directory) relative to the plugin directory, "
+            "inside it",
+        )
+    if any((folder / directory).is_dir() for folder in (root, *source_dirs(root))):
+        return
+    there = not_a_directory(root / directory)
+    problem = f"under {root} {there}" if there else f"does not exist under {root}"
+    raise ConfigError(
+        f"the patch directory {directory} {problem}",
+        hint=f"give --patch-dir relative to the plugin directory {root} (the folder holding "
+        "the patch modules, as PACKAGE/patches), and the package: --package NAME or package = "
+        '"NAME" in [tool.patchkeeper.runtime]',
     )
 
 

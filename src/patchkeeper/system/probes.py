@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from patchkeeper.constants import OPTION_PYTHON
 from patchkeeper.errors import TargetError
 
 
@@ -63,6 +64,37 @@ def interpreter_path(value: str) -> Path:
     if typed and not any(sep in str(path) for sep in separators):
         return Path(os.path.abspath(value))
     return path
+
+
+def check_interpreter_given(python: Path | str | None, option: str = OPTION_PYTHON) -> None:
+    """Refuse the interpreter ``option`` names when nothing is there: a path (with a
+    directory part) that does not exist, or a bare name not found on ``PATH``. A command
+    checks this before the work that would only need the interpreter later, or not at all
+    (``report --check`` with no recorded environment to compare), so that a value typed
+    wrong is named at once rather than ignored or named after another error.
+
+    Raises:
+        TargetError: naming the option and the value (exit 2, as a usage error).
+    """
+    if python is None:
+        return
+    import shutil
+
+    program = str(python)
+    separators = [os.sep] + ([os.altsep] if os.altsep else [])
+    if any(sep in program for sep in separators):
+        if os.path.lexists(program):
+            return
+        problem = "no such file"
+    elif shutil.which(program) is not None:
+        return
+    else:
+        problem = "no such command on PATH"
+    raise TargetError(
+        f"{option} {program}: {problem}",
+        hint=f"give {option} the path of a Python executable (a virtual environment's "
+        ".venv/bin/python)",
+    )
 
 
 def run_probe(

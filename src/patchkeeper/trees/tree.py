@@ -341,6 +341,39 @@ def _base(root: Path, directory: str) -> Path:
 NOT_A_TREE_HINT = "give the upstream tree's directory (an unpacked sdist or wheel, a checkout)"
 
 
+def _missing_tree(path: Path, what: str) -> TargetError:
+    """The error for the tree ``path`` (``what``: its role) where nothing is."""
+    # a relative path is read from -C's directory when one is given, as git -C does: a
+    # user who typed it from elsewhere is told where it was looked for
+    hint = None
+    if not path.expanduser().is_absolute():
+        hint = (
+            f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
+            f"directory {path.resolve()}"
+        )
+    return TargetError(f"{what} does not exist", path=path, hint=hint)
+
+
+def check_tree_given(spec: str | None, what: str) -> None:
+    """Refuse ``spec``, a tree given as an option (``what``: its role, ``"the new upstream
+    (--to)"``), when it can only be a path (:func:`patchkeeper.upstream.requirements.
+    looks_like_path`) and nothing is there: :func:`spec_tree`'s error, said before any state
+    is read (a port in progress), so that the value typed wrong is named first. Anything
+    else (a requirement, a file, a directory) is judged where the tree is read.
+
+    Raises:
+        TargetError: as :func:`directory_tree` for a path that does not exist.
+    """
+    from patchkeeper.upstream.requirements import looks_like_path
+
+    if not spec or not spec.strip():
+        return
+    path = Path(spec).expanduser()
+    if os.path.lexists(path) or not looks_like_path(spec):
+        return
+    raise _missing_tree(path, what)
+
+
 def directory_tree(path: Path, config: Config, what: str = "the target directory") -> Tree:
     """A tree from a directory given on the command line; ``what`` names its role in the
     error (``"the pristine reference (--pristine)"``), which says where a relative path was
@@ -359,15 +392,7 @@ def directory_tree(path: Path, config: Config, what: str = "the target directory
             # something is there (a file, a named pipe, a device): saying it does not exist
             # would send the user looking for a path they can list
             raise TargetError(f"{what} {there}", path=path, hint=NOT_A_TREE_HINT)
-        # a relative path is read from -C's directory when one is given, as git -C does: a
-        # user who typed it from elsewhere is told where it was looked for
-        hint = None
-        if not path.expanduser().is_absolute():
-            hint = (
-                f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
-                f"directory {root}"
-            )
-        raise TargetError(f"{what} does not exist", path=path, hint=hint)
+        raise _missing_tree(path, what)
     base = _base(root, config.directory)
     if not base.is_dir():
         from patchkeeper.trees.layout_hint import sole_tree

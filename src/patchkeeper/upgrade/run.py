@@ -45,6 +45,8 @@ from patchkeeper.errors import (
 )
 from patchkeeper.ledger.table import check_ledger_markers
 from patchkeeper.port.context import (
+    NEW_TREE,
+    OLD_TREE,
     check_a_newer_release,
     directory_version,
     old_tree,
@@ -74,7 +76,7 @@ from patchkeeper.series.parse import parse_series
 from patchkeeper.system.deferred import interrupt_deferred
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked, locked_folder
-from patchkeeper.trees.tree import spec_tree
+from patchkeeper.trees.tree import check_tree_given, spec_tree
 from patchkeeper.upgrade.branch import (
     branch_base,
     commit_step,
@@ -203,6 +205,9 @@ def _upgrade(
         if run.state.branch:
             resume_branch(config.root, run.state.branch, run.state.base_commit)
         return _steps(run, "continue")
+    if to is not None:  # a release typed wrong is named before an upgrade in progress
+        check_new_release("upgrade", to, source, config.upstream, config.source)
+        _check_given_trees(config, to, source)
     if work.exists:
         raise UpgradeStateError(
             "an upgrade is already in progress",
@@ -327,6 +332,25 @@ def refuse_unversioned(to: Path) -> None:
             hint="pass --to NAME==VERSION (the release, fetched), or --to the unpacked "
             "sdist of that release (it has PKG-INFO)",
         )
+
+
+def _check_given_trees(config: Config, to: str, source: str | None) -> None:
+    """Refuse ``to`` or ``source`` (``--from``) when it names a path where nothing is, in
+    the words of the step that would read it first: the series' port
+    (:func:`patchkeeper.trees.tree.check_tree_given`), else the runtime steps
+    (:func:`patchkeeper.runtime.lookup.targets.check_tree_spec`).
+
+    Raises:
+        TargetError: naming the option and the path.
+    """
+    if has_series(config):
+        check_tree_given(to, NEW_TREE)
+        check_tree_given(source, OLD_TREE)
+        return
+    from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, check_tree_spec
+
+    check_tree_spec(to, NEW_UPSTREAM)
+    check_tree_spec(source, OLD_TREE)
 
 
 def has_series(config: Config) -> bool:

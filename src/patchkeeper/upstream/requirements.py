@@ -265,9 +265,42 @@ def check_release_option(
             hint=f"give {option} its release first, e.g. {option} "
             f"{upstream or 'NAME'}==VERSION (or a directory), then the other options",
         )
+    check_no_marker(spec, option, config_file)
     check_project(spec, option, upstream, config_file)
     if not range_allowed:
         check_one_release(spec, option, config_file)
+
+
+def check_no_marker(spec: str | None, option: str, config_file: Path | None = None) -> None:
+    """Refuse a requirement ``spec`` (given as ``option``, or the configuration key
+    ``option`` ending in ``=`` set in ``config_file``) that carries an environment marker
+    (``vllm==0.32.0; python_version < "3.10"``): a marker says in which environments a
+    dependency is installed, which means nothing for the release (or range) an option
+    names to read; read without it, the marker was silently ignored.
+
+    >>> check_no_marker("vllm==0.32.0", "--to")
+    >>> try:
+    ...     check_no_marker("vllm==0.32.0; python_version<'3'", "--to")
+    ... except TargetError as error:
+    ...     print(error.hint)
+    leave the marker out: --to vllm==0.32.0
+
+    Raises:
+        TargetError: naming the option, the requirement and its marker.
+    """
+    requirement = parsed_requirement(spec) if spec else None
+    if spec is None or requirement is None or requirement.marker is None:
+        return
+    plain = spec.partition(";")[0].strip()  # PEP 508: the marker follows the one ';'
+    key = option.endswith("=")
+    raise TargetError(
+        f"{option.rstrip(' =')} {spec.strip()} has an environment marker "
+        f"({requirement.marker}), which says where a dependency is installed and means "
+        "nothing for the release to read",
+        path=config_file if key else None,
+        line=_key_line(config_file, option.rstrip(" =")) if key else None,
+        hint=f"leave the marker out: {_given(option, plain)}",
+    )
 
 
 def check_same_project(old: str | None, new: str | None) -> None:

@@ -18,7 +18,12 @@ from patchkeeper.runtime.judge.judging import judge_entries
 from patchkeeper.runtime.judge.memory import AuditMemory, result_key
 from patchkeeper.runtime.judge.results import AuditedEntry, RuntimeAudit
 from patchkeeper.runtime.lookup.resolve import same_definition, target_modules
-from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
+from patchkeeper.runtime.lookup.targets import (
+    NEW_UPSTREAM,
+    OLD_UPSTREAM,
+    check_tree_spec,
+    upstream_dir,
+)
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
 from patchkeeper.runtime.settings import RuntimeSettings, resolve_settings, warn_missing_packages
@@ -46,6 +51,8 @@ def audit_runtime(
     Raises:
         ConfigError, TargetError, FetchError.
     """
+    check_tree_spec(old, OLD_UPSTREAM)  # a path typed wrong is named before the plugin
+    check_tree_spec(new, NEW_UPSTREAM)
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )

@@ -29,7 +29,13 @@ from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import describe, unparsed
 from patchkeeper.runtime.model import PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, located_settings
-from patchkeeper.system.probes import ProbeWords, answer_after, probe_failed, run_probe
+from patchkeeper.system.probes import (
+    ProbeWords,
+    answer_after,
+    check_interpreter_given,
+    probe_failed,
+    run_probe,
+)
 
 MARKER = "PATCHKEEPER-PROBE "
 GOOD = ("replaced", "registered")
@@ -323,8 +329,9 @@ def check_live(config: Any | None, request: LiveCheckRequest) -> LiveCheck:
             ``ImportError``; for the plugin, an entry point's ``ImportError`` of a third-party
             module that is not installed there).
     """
-    settings = located_settings(config, request)
     python, timeout = request.python, request.timeout
+    check_interpreter_given(python)  # named before the plugin, as a path typed wrong
+    settings = located_settings(config, request)
     inventory = scan_plugin(settings).inventory
     active = [
         e

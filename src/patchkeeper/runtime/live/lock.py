@@ -46,7 +46,7 @@ from patchkeeper.runtime.lookup.resolve import (
     resolve_all,
     unparsed_module,
 )
-from patchkeeper.runtime.lookup.targets import upstream_dir
+from patchkeeper.runtime.lookup.targets import check_tree_spec, upstream_dir
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.settings import PluginLocation, resolve_settings
@@ -54,6 +54,9 @@ from patchkeeper.runtime.store.writes import write_files
 from patchkeeper.runtime.syntax.gates import release_label
 from patchkeeper.runtime.syntax.parsing import read_and_parse
 from patchkeeper.system.regular import is_special, read_regular
+
+#: How errors name the tree of ``--at``.
+AT_RELEASE = "the release to lock (--at)"
 
 #: Where the lock goes when ``--output`` is not given: beside the patch directory's files.
 DEFAULT_NAME = "patchkeeper.lock"
@@ -251,13 +254,14 @@ def write_lock(config: Any | None, request: LockRequest) -> LockResult:
     if output is not None:
         check_output_directory(Path(output))
         check_output_file(Path(output))
+    check_tree_spec(at, AT_RELEASE)  # a path typed wrong is named before the plugin
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime lock")
     packages = settings.upstream_packages
-    tree = UpstreamTree(upstream_dir(at, packages, "the release to lock (--at)"), packages)
+    tree = UpstreamTree(upstream_dir(at, packages, AT_RELEASE), packages)
     entries = list(scanned.inventory.entries)
     targets = [e.target for e in entries if tree.contains(e.target)]
     outside = [e.target for e in entries if not tree.contains(e.target)]

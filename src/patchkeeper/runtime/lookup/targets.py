@@ -42,15 +42,7 @@ def tree_root(spec: str, what: str | None = None) -> Path:
                 f"{what} {spec} cannot be read: {exc.message}", path=exc.path, hint=exc.hint
             ) from None
     if not fetch.is_requirement(spec):
-        from patchkeeper.system.regular import not_a_directory
-
-        there = not_a_directory(path)
-        raise TargetError(
-            f"{what + ': ' if what else ''}"
-            + (f"{spec} {there}" if there else f"no such directory: {spec}"),
-            hint="give a directory, a release's sdist or wheel file, or a pinned requirement "
-            "such as vllm==0.32.0",
-        )
+        raise _no_tree_error(spec, path, what)
     try:
         return Path(fetch.fetch_requirement(spec, kind="sdist").root)
     except FetchError as exc:
@@ -62,6 +54,43 @@ def tree_root(spec: str, what: str | None = None) -> Path:
             line=exc.line,
             hint=exc.hint,
         ) from None
+
+
+def _no_tree_error(spec: str, path: Path, what: str | None) -> TargetError:
+    """The error for ``spec`` (``path`` expanded) naming no tree: a path that is not there,
+    or something else than a directory or a release file."""
+    from patchkeeper.system.regular import not_a_directory
+
+    there = not_a_directory(path)
+    return TargetError(
+        f"{what + ': ' if what else ''}"
+        + (f"{spec} {there}" if there else f"no such directory: {spec}"),
+        hint="give a directory, a release's sdist or wheel file, or a pinned requirement "
+        "such as vllm==0.32.0",
+    )
+
+
+def check_tree_spec(spec: str | None, what: str) -> None:
+    """Refuse ``spec`` when :func:`tree_root` would, for what it is without reading it: a
+    path that is not there, or that is neither a directory nor a release file. Called before
+    the plugin is located, so that a value typed wrong is named before a setting left out
+    (the package, which the user may not know is needed yet); nothing is fetched or
+    unpacked here. ``what`` names the tree's role (:data:`OLD_UPSTREAM`).
+
+    Raises:
+        TargetError: as :func:`tree_root`'s for such a value.
+    """
+    if spec is None or not spec.strip():
+        return  # none given (the caller's default), or empty: the option's own refusal
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        return
+    from patchkeeper.upstream import fetch
+    from patchkeeper.upstream.unpack import is_archive
+
+    if (path.is_file() and is_archive(str(path))) or fetch.is_requirement(spec):
+        return
+    raise _no_tree_error(spec, path, what)
 
 
 def upstream_root(root: Path, packages: tuple[str, ...]) -> Path:

@@ -57,7 +57,12 @@ from typing import Any
 from patchkeeper.runtime.inventory.runtime_inventory import scan_plugin
 from patchkeeper.runtime.inventory.unparsed import refuse_unparsed
 from patchkeeper.runtime.judge import runtime_audit
-from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, OLD_UPSTREAM, upstream_dir
+from patchkeeper.runtime.lookup.targets import (
+    NEW_UPSTREAM,
+    OLD_UPSTREAM,
+    check_tree_spec,
+    upstream_dir,
+)
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
 from patchkeeper.runtime.port.plan import port_plan
@@ -155,6 +160,8 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
     """
     old, new, write, output = request.old, request.new, request.write, request.output
     plugin, package, patch_directory = request.plugin, request.package, request.patch_directory
+    check_tree_spec(old, OLD_UPSTREAM)  # a path typed wrong is named before the plugin
+    check_tree_spec(new, NEW_UPSTREAM)
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )

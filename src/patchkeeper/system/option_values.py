@@ -1,0 +1,52 @@
+"""Which options refuse an empty value as "needs a value": one rule for the command line
+(:func:`patchkeeper.commands.cli.refuse_option_as_value`) and the MCP server's check of a
+call's arguments (:func:`patchkeeper.agents.calls.check_arguments`), so that ``--python ''``
+and ``python: ""`` are refused in the same words."""
+
+from __future__ import annotations
+
+import click
+
+from patchkeeper.constants import (
+    OPTION_AT,
+    OPTION_FROM,
+    OPTION_PRISTINE,
+    OPTION_PYTHON,
+    OPTION_TARGET,
+    OPTION_TO,
+    OPTION_UPSTREAM,
+    OPTION_WHY,
+)
+
+#: Options whose command refuses an empty value in its own words, which say more than "needs
+#: a value": ``retire --why ''`` and ``--at ''`` name what the Retired table records and give
+#: an example built from the downstream's upstream and pin.
+JUDGED_WHEN_EMPTY = frozenset({OPTION_WHY, OPTION_AT})
+
+#: The options that take a release (a requirement or a directory) without a path type
+#: (``--at`` is not one: ``retire --at`` takes a version and says what it records).
+RELEASE_OPTIONS = frozenset(
+    {
+        OPTION_TO,
+        OPTION_FROM,
+        OPTION_PRISTINE,
+        OPTION_PYTHON,
+        OPTION_TARGET,
+        OPTION_UPSTREAM,
+    }
+)
+
+
+def refuses_empty(option: click.Option) -> bool:
+    """Whether an empty value of ``option`` is refused as "needs a value": a path, a
+    release, or a name (a branch, a tag, a package), but not the options of
+    :data:`JUDGED_WHEN_EMPTY`, a flag or a counter. An empty path is the current directory
+    to ``pathlib``, an empty release no requirement at all, and an empty name reads as the
+    option left out."""
+    if option.is_flag or option.count:
+        return False
+    return bool(
+        isinstance(option.type, click.Path)
+        or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
+        or set(option.opts) & RELEASE_OPTIONS
+    )
