@@ -83,3 +83,12 @@ def test_a_commit_not_in_the_series_and_an_edited_one(tmp_path: Path, capsys) ->
         "branch from the series, 'patchkeeper import --branch edited --force --checkout . "
         "--tag vendor'\n"
     )
+
+
+def test_the_repository_is_the_checkout_and_no_topic_tag_is_needed(tmp_path: Path, capsys) -> None:
+    root = _vendor_repository(tmp_path / "vendor")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "vendor"]) == 0
+    assert capsys.readouterr().out == (
+        "vendor against the series on v1.0: they agree (2 topics, 2 files compared)\n"
+    )

@@ -31,11 +31,16 @@ from pathlib import Path
 
 from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
-from patchkeeper.errors import GitError
+from patchkeeper.errors import ConfigError, GitError
 from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.ledger.entries import overlay_files
 from patchkeeper.ledger.export import split_message, topic_pattern
-from patchkeeper.ledger.settings import ledger_settings, pin_commit, topic_checkout
+from patchkeeper.ledger.settings import (
+    git_settings,
+    ledger_settings,
+    pin_commit,
+    topic_checkout,
+)
 from patchkeeper.ledger.table import row_name, section_body, table_rows
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.series.parse import load_patches, parse_series
@@ -109,10 +114,11 @@ def branch_topics(
     own: Callable[[str], bool] = lambda path: False,
 ) -> tuple[list[str], list[BranchDifference]]:
     """The topics of ``base..branch`` in order, and a difference per commit that is neither a
-    topic commit nor one of ``patches`` (``(topic, commit id, subject)`` of the series'
-    ``git format-patch`` files, :func:`format_patch_origins`; each matches one commit). A
-    commit that changes only the downstream's own files (``own``) is left out."""
-    pattern = topic_pattern(tag)
+    topic commit (``[TAG] <topic>``; none when ``tag`` is :data:`NO_TOPIC_TAG`) nor one of
+    ``patches`` (``(topic, commit id, subject)`` of the series' ``git format-patch`` files,
+    :func:`format_patch_origins`; each matches one commit). A commit that changes only the
+    downstream's own files (``own``) is left out."""
+    pattern = topic_pattern(tag) if tag != NO_TOPIC_TAG else None
     commits = gitops.rev_list(root, f"{base}..{branch}")
     messages = gitops.cat_file_batch(root, commits)
     unmatched = list(patches)
@@ -120,7 +126,7 @@ def branch_topics(
     for commit in commits:
         subject, _ = split_message(messages[commit].partition(b"\n\n")[2])
         text = subject.decode("utf-8", "replace")
-        match = pattern.match(text)
+        match = pattern.match(text) if pattern is not None else None
         if match is not None:
             topics.append(match.group("topic"))
             continue
@@ -383,10 +389,12 @@ class CheckBranchRequest:
 
     Attributes:
         checkout: the upstream git checkout (``--checkout``); default ``None``,
-            ``[git] checkout``.
+            ``[git] checkout`` (for a series ``git format-patch`` wrote, else the repository
+            the downstream lives in when it holds the pin's tag).
         branch: the integration branch (the ``BRANCH`` argument); default ``None``,
             ``[git] branch`` with ``{pin}``/``{tag}`` filled.
-        tag: the topic tag (``--tag``); default ``None``, ``[git] tag``.
+        tag: the topic tag (``--tag``); default ``None``, ``[git] tag`` (for a series
+            ``git format-patch`` wrote, none is needed).
     """
 
     checkout: Path | None = None
@@ -406,15 +414,21 @@ def check_branch(
         PatchFormatError: the series or a patch is missing or malformed.
     """
     checkout, branch, tag = request.checkout, request.branch, request.tag
-    settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
+    origins = format_patch_origins(config)
+    settings = git_settings(config)
+    if origins:  # commits are matched by their patches: no topic tag needed
+        tag = tag or settings.tag or NO_TOPIC_TAG
+        checkout = checkout or settings.checkout or _own_checkout(config)
+    if tag == NO_TOPIC_TAG and checkout is not None:
+        chosen = Path(checkout)
+    else:
+        settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
     root = gitops.toplevel(chosen)
     base, base_id = pin_commit(config, root)
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
     branch_id = gitops.commit_id(root, branch)
     own = own_files(config, root)
-    topics, differences = branch_topics(
-        root, base_id, branch_id, tag, format_patch_origins(config), own
-    )
+    topics, differences = branch_topics(root, base_id, branch_id, tag, origins, own)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     from patchkeeper.ledger.entries import load_entries
 
@@ -439,6 +453,22 @@ def check_branch(
         if any(d.kind != "ledger" for d in found)
         else "",
     )
+
+
+#: The topic tag of a series ``git format-patch`` wrote when none is configured: its commits
+#: are matched by their patches, and no subject has this tag (``[]`` holds no name).
+NO_TOPIC_TAG = ""
+
+
+def _own_checkout(config: Config) -> Path | None:
+    """The git repository the downstream lives in, when it holds the pin's tag (a vendor
+    branch over the upstream's files); ``None`` otherwise, so that the checkout is asked for."""
+    try:
+        root = gitops.toplevel(config.root)
+        pin_commit(config, root)
+    except (GitError, ConfigError):
+        return None
+    return root
 
 
 def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:
