@@ -8,24 +8,39 @@ subjects on the branch match one to one. Both halves are checked here:
   to the files of the pin's tag, overlays are laid on top, and every path that either the
   series or the branch changes is compared byte for byte with the branch;
 - topics: the ``[TAG] <topic>`` subjects of ``TAG..BRANCH``, in order, against the patch
-  rows of the ledger table and the series.
+  rows of the ledger table and the series. A commit without such a subject is the series
+  patch that ``git format-patch`` wrote from it (``init`` on a git branch) when that patch's
+  ``From <commit>`` line names it or its ``Subject:`` is the commit's subject: each patch
+  matches one commit, in the series' order.
+
+The downstream's own files (its configuration, ledger, series, patch files and state
+directory) are never compared when the downstream lives in the checkout, as it does on a
+vendor branch that carries the upstream's files: they are not made by the series, and a
+commit that changes nothing else is not one of its patches.
 
 Each difference is reported by file or by topic.
 """
 
 from __future__ import annotations
 
+import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.errors import GitError
+from patchkeeper.constants import STATE_DIR
+from patchkeeper.errors import ConfigError, GitError
 from patchkeeper.jsonable import FILE_NAME
 from patchkeeper.ledger.entries import overlay_files
 from patchkeeper.ledger.export import split_message, topic_pattern
-from patchkeeper.ledger.settings import ledger_settings, pin_commit, topic_checkout
+from patchkeeper.ledger.settings import (
+    git_settings,
+    ledger_settings,
+    pin_commit,
+    topic_checkout,
+)
 from patchkeeper.ledger.table import row_name, section_body, table_rows
 from patchkeeper.series.engine import FileState, Workspace, apply_series, touched_paths
 from patchkeeper.series.parse import load_patches, parse_series
@@ -91,22 +106,113 @@ def ledger_names(text: str, begin: str, end: str, path: Path | None = None) -> l
 
 
 def branch_topics(
-    root: Path, base: str, branch: str, tag: str
+    root: Path,
+    base: str,
+    branch: str,
+    tag: str,
+    patches: Collection[tuple[str, str, str]] = (),
+    own: Callable[[str], bool] = lambda path: False,
 ) -> tuple[list[str], list[BranchDifference]]:
-    """The topics of ``base..branch`` in order, and a difference per non-topic commit."""
-    pattern = topic_pattern(tag)
+    """The topics of ``base..branch`` in order, and a difference per commit that is neither a
+    topic commit (``[TAG] <topic>``; none when ``tag`` is :data:`NO_TOPIC_TAG`) nor one of
+    ``patches`` (``(topic, commit id, subject)`` of the series' ``git format-patch`` files,
+    :func:`format_patch_origins`; each matches one commit). A commit that changes only the
+    downstream's own files (``own``) is left out."""
+    pattern = topic_pattern(tag) if tag != NO_TOPIC_TAG else None
     commits = gitops.rev_list(root, f"{base}..{branch}")
     messages = gitops.cat_file_batch(root, commits)
+    unmatched = list(patches)
     topics, problems = [], []
     for commit in commits:
         subject, _ = split_message(messages[commit].partition(b"\n\n")[2])
         text = subject.decode("utf-8", "replace")
-        match = pattern.match(text)
-        if match is None:
-            problems.append(BranchDifference("topic", commit[:12], f"not a topic commit: {text!r}"))
-        else:
+        match = pattern.match(text) if pattern is not None else None
+        if match is not None:
             topics.append(match.group("topic"))
+            continue
+        origin = next((p for p in unmatched if p[1] == commit), None) or next(
+            (p for p in unmatched if p[2] == text), None
+        )
+        if origin is not None:
+            unmatched.remove(origin)
+            topics.append(origin[0])
+        elif not _only_own(root, commit, own):
+            problems.append(BranchDifference("topic", commit[:12], f"not a topic commit: {text!r}"))
     return topics, problems
+
+
+def _only_own(root: Path, commit: str, own: Callable[[str], bool]) -> bool:
+    """Whether ``commit`` changes files, all of them the downstream's own."""
+    parent = f"{commit}^" if gitops.has_revision(root, f"{commit}^") else gitops.EMPTY_TREE
+    changed = gitops.diff_names(root, parent, commit)
+    return bool(changed) and all(own(path) for path in changed)
+
+
+_FROM_LINE = re.compile(rb"^From ([0-9a-f]{40}) ")
+_PATCH_PREFIX = re.compile(r"^\[PATCH[^\]]*\]\s*")
+
+
+def format_patch_origin(data: bytes) -> tuple[str, str] | None:
+    """The commit id and the subject of a ``git format-patch`` file (its ``From <id>`` first
+    line, its ``Subject:`` header unfolded, without the ``[PATCH ...]`` prefix), ``None``
+    for a patch of another form.
+
+    >>> format_patch_origin(b"From " + b"ab" * 20 + b" Mon Sep 17 00:00:00 2001\\n"
+    ...                     b"Subject: [PATCH] Return\\n two\\n\\ndiff --git a/x b/x\\n")[1]
+    'Return two'
+    >>> format_patch_origin(b"Description: x\\n") is None
+    True
+    """
+    match = _FROM_LINE.match(data)
+    if match is None:
+        return None
+    header = data.split(b"\n\n", 1)[0].decode("utf-8", "replace").replace("\n ", " ")
+    subject = next((line[9:] for line in header.split("\n") if line.startswith("Subject: ")), "")
+    return match.group(1).decode(), _PATCH_PREFIX.sub("", subject).strip()
+
+
+def format_patch_origins(config: Config) -> list[tuple[str, str, str]]:
+    """``(topic, commit id, subject)`` of each series patch that ``git format-patch`` wrote,
+    in series order (:func:`format_patch_origin`)."""
+    series = parse_series(config.series)
+    out = []
+    for entry in series.entries:
+        try:
+            data = (series.directory / entry.name).read_bytes()
+        except OSError:  # a missing patch is reported by the file comparison
+            continue
+        origin = format_patch_origin(data)
+        if origin is not None:
+            out.append((row_name(entry.name), *origin))
+    return out
+
+
+def own_files(config: Config, root: Path) -> Callable[[str], bool]:
+    """Whether a path of the checkout ``root`` is one of the downstream's own files: its
+    configuration file, ledger file, series file, the patches the series lists and its
+    state directory (:data:`STATE_DIR`). None is when the downstream is not in ``root``."""
+    top = root.resolve()
+    names: set[str] = set()
+    directories: list[str] = []
+    series = parse_series(config.series)
+    candidates = [
+        config.source,
+        ledger_settings(config).file,
+        config.series,
+        *(series.directory / entry.name for entry in series.entries),
+    ]
+    for path in candidates:
+        real = Path(path).resolve()
+        if real.is_relative_to(top) and real.name != "pyproject.toml":
+            names.add(real.relative_to(top).as_posix())
+    state = (config.root / STATE_DIR).resolve()
+    if state.is_relative_to(top):
+        directories.append(state.relative_to(top).as_posix() + "/")
+
+    def own(path: str) -> bool:
+        return path in names or any(path.startswith(d) for d in directories)
+
+    return own
 
 
 def compare_topics(
@@ -193,12 +299,17 @@ def _mode_difference(expected: FileState, actual: FileState) -> str:
 
 
 def compare_files(
-    config: Config, root: Path, base: str, branch: str
+    config: Config,
+    root: Path,
+    base: str,
+    branch: str,
+    own: Callable[[str], bool] = lambda path: False,
 ) -> tuple[int, list[BranchDifference]]:
-    """Apply the series (and overlays) to ``base`` in memory; compare with ``branch``."""
+    """Apply the series (and overlays) to ``base`` in memory; compare with ``branch``,
+    leaving out the downstream's own files (``own``, :func:`own_files`)."""
     directory = config.directory
     patches = load_patches(parse_series(config.series), config.strip)
-    changed = gitops.diff_names(root, base, branch)
+    changed = [path for path in gitops.diff_names(root, base, branch) if not own(path)]
     prefix = f"{directory}/" if directory else ""
     out = [
         BranchDifference("file", path, f"changed on the branch outside {directory}/")
@@ -278,10 +389,12 @@ class CheckBranchRequest:
 
     Attributes:
         checkout: the upstream git checkout (``--checkout``); default ``None``,
-            ``[git] checkout``.
+            ``[git] checkout`` (for a series ``git format-patch`` wrote, else the repository
+            the downstream lives in when it holds the pin's tag).
         branch: the integration branch (the ``BRANCH`` argument); default ``None``,
             ``[git] branch`` with ``{pin}``/``{tag}`` filled.
-        tag: the topic tag (``--tag``); default ``None``, ``[git] tag``.
+        tag: the topic tag (``--tag``); default ``None``, ``[git] tag`` (for a series
+            ``git format-patch`` wrote, none is needed).
     """
 
     checkout: Path | None = None
@@ -301,12 +414,21 @@ def check_branch(
         PatchFormatError: the series or a patch is missing or malformed.
     """
     checkout, branch, tag = request.checkout, request.branch, request.tag
-    settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
+    origins = format_patch_origins(config)
+    settings = git_settings(config)
+    if origins:  # commits are matched by their patches: no topic tag needed
+        tag = tag or settings.tag or NO_TOPIC_TAG
+        checkout = checkout or settings.checkout or _own_checkout(config)
+    if tag == NO_TOPIC_TAG and checkout is not None:
+        chosen = Path(checkout)
+    else:
+        settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
     root = gitops.toplevel(chosen)
     base, base_id = pin_commit(config, root)
     branch = branch or settings.branch.format(pin=config.pin, tag=tag)
     branch_id = gitops.commit_id(root, branch)
-    topics, differences = branch_topics(root, base_id, branch_id, tag)
+    own = own_files(config, root)
+    topics, differences = branch_topics(root, base_id, branch_id, tag, origins, own)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
     from patchkeeper.ledger.entries import load_entries
 
@@ -317,7 +439,7 @@ def check_branch(
     differences += compare_topics(
         [t for t in topics if t not in entry_names], series_topics, ledger
     )
-    count, files = compare_files(config, root, base_id, branch_id)
+    count, files = compare_files(config, root, base_id, branch_id, own)
     found = tuple(differences + files)
     return CheckBranchResult(
         branch=branch,
@@ -331,6 +453,22 @@ def check_branch(
         if any(d.kind != "ledger" for d in found)
         else "",
     )
+
+
+#: The topic tag of a series ``git format-patch`` wrote when none is configured: its commits
+#: are matched by their patches, and no subject has this tag (``[]`` holds no name).
+NO_TOPIC_TAG = ""
+
+
+def _own_checkout(config: Config) -> Path | None:
+    """The git repository the downstream lives in, when it holds the pin's tag (a vendor
+    branch over the upstream's files); ``None`` otherwise, so that the checkout is asked for."""
+    try:
+        root = gitops.toplevel(config.root)
+        pin_commit(config, root)
+    except (GitError, ConfigError):
+        return None
+    return root
 
 
 def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:

@@ -1,0 +1,94 @@
+"""``check-branch`` on a vendor branch: the upstream's files, a tag, the vendor's commits on
+top, and the series ``init`` wrote from those commits committed in the same repository."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ledger_support import git, write_files
+
+from patchkeeper.main import main
+
+
+def _vendor_repository(root: Path) -> Path:
+    """A release 1.0 tagged ``v1.0``, two vendor commits on the branch ``vendor``, then
+    ``patchkeeper init`` run there and its files committed on the branch."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_files(
+        root,
+        {
+            "pyproject.toml": '[project]\nname = "mini"\nversion = "1.0"\n',
+            "mini/core.py": "def answer():\n    return 1\n",
+        },
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Release 1.0")
+    git(root, "tag", "v1.0")
+    git(root, "switch", "-qc", "vendor")
+    write_files(root, {"mini/core.py": "def answer():\n    return 2\n"})
+    git(root, "commit", "-qam", "Return two")
+    write_files(root, {"mini/extra.py": "X = 1\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Add an extra module")
+    assert main(["-C", str(root), "init"]) == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Keep the series with patchkeeper")
+    return root
+
+
+def _check(root: Path, branch: str) -> int:
+    return main(["-C", str(root), "check-branch", branch, "--checkout", ".", "--tag", "vendor"])
+
+
+def test_the_branch_init_wrote_the_series_from_checks_clean(tmp_path: Path, capsys) -> None:
+    root = _vendor_repository(tmp_path / "vendor")
+    assert git(root, "show", "--name-only", "--format=", "HEAD").split("\n") == [
+        "PATCHES.md",
+        "patches/0001-Return-two.patch",
+        "patches/0002-Add-an-extra-module.patch",
+        "patches/series",
+        "patchkeeper.toml",
+    ]
+    (root / ".patchkeeper").mkdir()  # the state directory is not the branch's either
+    capsys.readouterr()
+    assert _check(root, "vendor") == 0
+    assert capsys.readouterr().out == (
+        "vendor against the series on v1.0: they agree (2 topics, 2 files compared)\n"
+    )
+
+
+def test_a_commit_not_in_the_series_and_an_edited_one(tmp_path: Path, capsys) -> None:
+    root = _vendor_repository(tmp_path / "vendor")
+    git(root, "switch", "-qc", "edited", "v1.0")
+    write_files(root, {"mini/core.py": "def answer():\n    return 3\n"})
+    git(root, "commit", "-qam", "Return two")
+    write_files(root, {"mini/other.py": "Y = 1\n"})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Add another module")
+    other = git(root, "rev-parse", "--short=12", "HEAD")
+    git(root, "switch", "-q", "vendor")
+    capsys.readouterr()
+    assert _check(root, "edited") == 1
+    assert capsys.readouterr().out == (
+        "edited against the series on v1.0: 6 differences\n"
+        f"  topic {other}: not a topic commit: 'Add another module'\n"
+        "  topic 0002-Add-an-extra-module: in the series, not on the branch\n"
+        "  topic 0002-Add-an-extra-module: in the ledger, not on the branch\n"
+        "  file mini/core.py: differs from the branch at line 2\n"
+        "  file mini/extra.py: made by the series, not on the branch\n"
+        "  file mini/other.py: on the branch, not made by the series\n"
+        "hint: to take the branch's work into the series, run 'patchkeeper export --range "
+        "v1.0..edited --checkout . --tag vendor' and then 'patchkeeper ledger'; to make the "
+        "branch from the series, 'patchkeeper import --branch edited --force --checkout . "
+        "--tag vendor'\n"
+    )
+
+
+def test_the_repository_is_the_checkout_and_no_topic_tag_is_needed(tmp_path: Path, capsys) -> None:
+    root = _vendor_repository(tmp_path / "vendor")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "vendor"]) == 0
+    assert capsys.readouterr().out == (
+        "vendor against the series on v1.0: they agree (2 topics, 2 files compared)\n"
+    )
