@@ -14,6 +14,7 @@ import pytest
 from mixed_downstream import RESOLVED, SCHEDULER, SCHEDULER_RESOLVED, mixed_downstream
 from upgrade_support import (
     committed_files,
+    continued_to_the_end,
     ctrl_c_at_the_report,
     git,
     make_checkout,
@@ -111,14 +112,7 @@ def test_series_and_runtime_upgrade_to_the_end(cli, plugin: Path) -> None:
     )
     assert subjects(plugin, base) == AT_THE_STOP
     resolve(plugin / SCHEDULER, *SCHEDULER_RESOLVED)
-    run = cli("upgrade", "--continue", "--json", cwd=plugin)
-    data = json.loads(run.out)
-    assert (run.code, data["outcome"], data["state_dir"], data["conflicts"]) == (
-        0,
-        "done",
-        None,
-        [],
-    )
+    data = continued_to_the_end(cli, plugin)
     assert step_rows(data)[3:] == [
         ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
         (
@@ -237,15 +231,7 @@ def test_runtime_markers_stop_the_upgrade_once_the_series_is_through(cli, plugin
     assert state.is_dir()
 
     resolve(plugin / SCHEDULER, *SCHEDULER_RESOLVED)
-    run = cli("upgrade", "--continue", "--json", cwd=plugin)
-
-    data = json.loads(run.out)
-    assert (run.code, data["outcome"], data["state_dir"], data["conflicts"]) == (
-        0,
-        "done",
-        None,
-        [],
-    )
+    data = continued_to_the_end(cli, plugin)
     assert step_rows(data)[3:] == [
         ("runtime port", "done", RUNTIME_FILES, "upgrade: port the runtime patches to 2.0"),
         (

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from upgrade_support import (
+    RUNTIME_ONLY_FIRST_STEPS,
     committed_files,
     ctrl_c_at_the_report,
     git,
@@ -81,19 +82,7 @@ def test_a_runtime_merge_conflict_stops_the_upgrade_until_it_is_resolved(cli, pl
         [CONFLICT],
     )
     assert step_rows(data) == [
-        ("audit", "skipped", [], None),
-        (
-            "runtime audit",
-            "done",
-            [".patchkeeper/evidence/runtime-audit.json"],
-            "upgrade: audit the runtime patches against 2.0",
-        ),
-        (
-            "decide",
-            "done",
-            ["patchkeeper-decisions.toml"],
-            "upgrade: suggest decisions from the evidence",
-        ),
+        *RUNTIME_ONLY_FIRST_STEPS,
         (
             "runtime port",
             "stopped",

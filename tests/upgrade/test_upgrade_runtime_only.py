@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from upgrade_support import git, make_checkout, step_rows, subjects
+from upgrade_support import RUNTIME_ONLY_FIRST_STEPS, git, make_checkout, step_rows, subjects
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -50,19 +50,7 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
     assert run.code == 0, run.err
     data = json.loads(run.out)
     assert step_rows(data) == [
-        ("audit", "skipped", [], None),
-        (
-            "runtime audit",
-            "done",
-            [".patchkeeper/evidence/runtime-audit.json"],
-            "upgrade: audit the runtime patches against 2.0",
-        ),
-        (
-            "decide",
-            "done",
-            ["patchkeeper-decisions.toml"],
-            "upgrade: suggest decisions from the evidence",
-        ),
+        *RUNTIME_ONLY_FIRST_STEPS,
         ("runtime port", "done", PORTED, "upgrade: port the runtime patches to 2.0"),
         ("port", "skipped", [], None),
         (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,39 @@ def committed_files(root: Path, commit: str) -> list[str]:
 def step_rows(data: dict[str, Any]) -> list[tuple[str, str, list[str], str | None]]:
     """``(name, status, files, subject)`` of each step of an upgrade's JSON result."""
     return [(s["name"], s["status"], s["files"], s["subject"]) for s in data["steps"]]
+
+
+#: The first steps of an upgrade of a downstream without a series (runtime patches only),
+#: as :func:`step_rows` gives them: the series audit skipped, the runtime audit and decide done.
+RUNTIME_ONLY_FIRST_STEPS = [
+    ("audit", "skipped", [], None),
+    (
+        "runtime audit",
+        "done",
+        [".patchkeeper/evidence/runtime-audit.json"],
+        "upgrade: audit the runtime patches against 2.0",
+    ),
+    (
+        "decide",
+        "done",
+        ["patchkeeper-decisions.toml"],
+        "upgrade: suggest decisions from the evidence",
+    ),
+]
+
+
+def continued_to_the_end(cli: Any, root: Path) -> dict[str, Any]:
+    """``upgrade --continue --json`` in ``root``, asserted to finish (exit 0, outcome
+    ``done``, no state directory left, no conflicts); its JSON."""
+    run = cli("upgrade", "--continue", "--json", cwd=root)
+    data: dict[str, Any] = json.loads(run.out)
+    assert (run.code, data["outcome"], data["state_dir"], data["conflicts"]) == (
+        0,
+        "done",
+        None,
+        [],
+    )
+    return data
 
 
 def ctrl_c(config: Any, *args: Any, **kwargs: Any) -> Any:
