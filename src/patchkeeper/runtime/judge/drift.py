@@ -9,8 +9,8 @@ Step 3 of the runtime audit workflow (docs/glossary.md), as a suggestion with it
   annotations alone change no call, :func:`call_changes`), or when it names a string the
   old upstream body held and the new one dropped (:func:`dropped_literals`);
 - the new upstream already contains the downstream's change -> *remove*;
-- the target is gone (moved or removed) -> *look*, with where the name went; a
-  target at that path in neither release is said to be so, not *moved* or *removed*.
+- the target is gone (moved or removed) -> *look*, with where the name went; a target at
+  that path in neither release is said to be so, not *moved* or *removed*.
 
 *migrate* needs a judgement about new extension points and is never suggested
 automatically. Bodies are compared as ASTs with docstrings removed (comments never reach
@@ -71,9 +71,8 @@ class Code:
     #: The plugin copy's own decorators (``ast.unparse`` of each), which its span leaves
     #: out with the patch decorator: an upstream decorator the copy has is not a difference.
     decorators: tuple[str, ...] = ()
-    #: Whether the plugin module holding the copy tests upstream's release somewhere (an
-    #: ``if`` or a conditional expression :func:`patchkeeper.runtime.syntax.gates.evaluate`
-    #: decides): a module that follows upstream's releases (``False`` for upstream's spans).
+    #: Whether the copy's module tests upstream's release (an ``if`` or conditional expression
+    #: :func:`~patchkeeper.runtime.syntax.gates.evaluate` decides); ``False`` for upstream's.
     gated: bool = False
     #: The names the plugin module holding the copy imports from other modules
     #: (``from m import a as b`` is ``("b", "m")``; ``from m import *`` is ``("*", "m")``),
@@ -90,6 +89,8 @@ class Code:
     #: The plugin module's module-level functions as (name, source, decorators included):
     #: what a bare call in the copy reaches of its own; empty for upstream's spans.
     own_functions: tuple[tuple[str, str], ...] = ()
+    #: Names the copy's module binds at module level to a release test (``_OLD = is_v("1")``).
+    version_flags: tuple[str, ...] = ()
 
     @functools.cached_property
     def text(self) -> str:
@@ -97,8 +98,7 @@ class Code:
         return textwrap.dedent("".join(self.lines))
 
     def node(self) -> ast.stmt | None:
-        """A fresh parse of :attr:`text` (the caller may change it in place); ``None`` when
-        it does not parse."""
+        """A fresh parse of :attr:`text` (the caller may change it); ``None`` if unparsable."""
         try:
             tree = ast.parse(self.text)
         except SyntaxError:
@@ -141,8 +141,7 @@ def unified(a: Code, b: Code) -> str:
 
 
 def signature_changes(old: ast.stmt, new: ast.stmt) -> list[str]:
-    """What differs between two definitions besides the body: kind, signature,
-    decorators, bases."""
+    """What differs between two definitions besides the body: kind, signature, decorators, bases."""
     changes = []
     if type(old) is not type(new):
         changes.append(f"kind: {type(old).__name__} -> {type(new).__name__}")

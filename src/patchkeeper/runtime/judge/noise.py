@@ -449,12 +449,16 @@ def _follows_releases(code: Code) -> bool:
     ``if`` or a conditional expression on the release,
     :func:`patchkeeper.runtime.judge.replacement.holds_version_gate`): a copy written to
     follow upstream from release to release. Read only when its module holds such a test
-    (:attr:`Code.gated`); a copy that does not parse counts as following (as its module
-    says)."""
-    if not code.gated:
+    (:attr:`Code.gated`) or binds one to a name (:attr:`Code.version_flags`: the copy's
+    ``if not _IS_RELEASE and ...:`` reads ``_IS_RELEASE = vllm_version_is("0.25.1")``);
+    a copy that does not parse counts as following when its module holds such a test (as
+    its module says)."""
+    if not code.gated and not code.version_flags:
         return False
     node = code.parsed
-    return node is None or holds_version_gate(node)
+    if node is None:
+        return code.gated
+    return holds_version_gate(node, code.version_flags)
 
 
 def statement_follows_releases(entry: PatchEntry, mine: Code | None = None) -> bool:

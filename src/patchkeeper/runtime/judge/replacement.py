@@ -62,7 +62,44 @@ def source_code(found: ReplacementSource) -> Code:
         gated_names,
         aliases,
         _own_functions(file),
+        _version_flags(file) if may_hold_gate(file) else (),
     )
+
+
+@functools.lru_cache(maxsize=64)
+def _version_flags(file: Path) -> tuple[str, ...]:
+    """:attr:`Code.version_flags` of a plugin file: the names its module-level statements
+    (those of the module's body and of the ``if``/``try`` blocks in it) assign, alone, a
+    test of upstream's release that :func:`patchkeeper.runtime.syntax.gates.evaluate`
+    decides (``_IS_VLLM_RELEASE = vllm_version_is("0.25.1")``); empty when it does not
+    parse."""
+    tree = plugin_tree(file)
+    if tree is None:
+        return ()
+    names: dict[str, None] = {}
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, (ast.If, ast.Try)):
+            todo.extend(node.body)
+            todo.extend(node.orelse)
+            if isinstance(node, ast.Try):
+                todo.extend(node.finalbody)
+                for handler in node.handlers:
+                    todo.extend(handler.body)
+            continue
+        if isinstance(node, ast.Assign) and node.value is not None:
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if evaluate_node(value, "0") is None:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                names[target.id] = None
+    return tuple(names)
 
 
 @functools.lru_cache(maxsize=256)
@@ -178,14 +215,26 @@ def _imports_of(file: Path) -> tuple[tuple[str, str], ...]:
     )
 
 
-def holds_version_gate(node: ast.AST) -> bool:
+def holds_version_gate(node: ast.AST, flags: tuple[str, ...] = ()) -> bool:
     """Whether ``node`` holds a test of upstream's release: an ``if`` or a conditional
     expression whose test :func:`patchkeeper.runtime.syntax.gates.evaluate` can decide
-    (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``)."""
-    return any(
-        evaluate_node(found.test, "0") is not None  # type: ignore[attr-defined]
-        for found in of_kinds(node, _TESTS)
-    )
+    (``if vllm_version_is("0.25.1"):``, ``vllm.__version__ >= "0.30"``), or whose test
+    reads one of ``flags``, names its module binds to such a test
+    (:attr:`~patchkeeper.runtime.judge.drift.Code.version_flags`: ``if not _IS_RELEASE and
+    layer.scattered:``)."""
+    for found in of_kinds(node, _TESTS):
+        test = found.test  # type: ignore[attr-defined]
+        if evaluate_node(test, "0") is not None:
+            return True
+        if flags and any(
+            isinstance(name, ast.Name) and name.id in flags for name in of_kinds(test, _NAME)
+        ):
+            return True
+    return False
+
+
+#: The node :func:`holds_version_gate` reads a flag from.
+_NAME = frozenset({ast.Name})
 
 
 #: The nodes whose test :func:`holds_version_gate` reads (in any order: the answer is
