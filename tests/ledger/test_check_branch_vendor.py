@@ -3,6 +3,7 @@ top, and the series ``init`` wrote from those commits committed in the same repo
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from ledger_support import git, write_files
@@ -91,4 +92,62 @@ def test_the_repository_is_the_checkout_and_no_topic_tag_is_needed(tmp_path: Pat
     assert main(["-C", str(root), "check-branch", "vendor"]) == 0
     assert capsys.readouterr().out == (
         "vendor against the series on v1.0: they agree (2 topics, 2 files compared)\n"
+    )
+
+
+#: Subjects ``git format-patch`` writes in other forms than the commit's first line: one of
+#: two lines (joined into one), one long enough to be folded, one not ASCII (RFC 2047 words).
+SUBJECTS = {
+    "mini/core.py": "Return two\nfrom the core module",
+    "mini/extra.py": "Add the extra module that holds the value the callers expect after the "
+    "rework of the core",
+    "mini/size.py": "Größe der Antwort ändern",
+}
+
+
+def test_a_rebased_branch_matches_each_patch_by_its_subject(tmp_path: Path, capsys) -> None:
+    root = tmp_path / "vendor"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_files(root, {"pyproject.toml": '[project]\nname = "mini"\nversion = "1.0"\n'})
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Release 1.0")
+    git(root, "tag", "v1.0")
+    git(root, "switch", "-qc", "vendor")
+    for name, subject in SUBJECTS.items():
+        write_files(root, {name: "X = 2\n"})
+        git(root, "add", "-A")
+        git(root, "commit", "-q", "-F", "-", input=f"{subject}\n\nWhy it is so.\n".encode())
+    assert main(["-C", str(root), "init"]) == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Keep the series with patchkeeper")
+    headers = [
+        (root / "patches" / name).read_text().split("\n")[3:5]
+        for name in sorted(os.listdir(root / "patches"))
+        if name.endswith(".patch")
+    ]
+    assert headers == [
+        ["Subject: [PATCH] Return two from the core module", ""],
+        [
+            "Subject: [PATCH] Add the extra module that holds the value the callers expect",
+            " after the rework of the core",
+        ],
+        [
+            "Subject: [PATCH] =?UTF-8?q?Gr=C3=B6=C3=9Fe=20der=20Antwort=20=C3=A4ndern?=",
+            "MIME-Version: 1.0",
+        ],
+    ]
+    # the same commits again on the tag: new commit ids, so only the subjects match
+    git(root, "switch", "-qc", "rebased", "v1.0")
+    for commit in git(root, "rev-list", "--reverse", "v1.0..vendor~1").split("\n"):
+        git(root, "cherry-pick", "-n", commit)
+        git(root, "commit", "-q", "-C", commit, "--date", "1600000000 +0000")
+    assert not set(git(root, "rev-list", "v1.0..rebased").split("\n")) & set(
+        git(root, "rev-list", "v1.0..vendor").split("\n")
+    )
+    git(root, "switch", "-q", "vendor")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "rebased"]) == 0
+    assert capsys.readouterr().out == (
+        "rebased against the series on v1.0: they agree (3 topics, 3 files compared)\n"
     )

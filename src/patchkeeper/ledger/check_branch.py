@@ -124,12 +124,13 @@ def branch_topics(
     unmatched = list(patches)
     topics, problems = [], []
     for commit in commits:
-        subject, _ = split_message(messages[commit].partition(b"\n\n")[2])
-        text = subject.decode("utf-8", "replace")
-        match = pattern.match(text) if pattern is not None else None
+        message = messages[commit].partition(b"\n\n")[2]
+        first, _ = split_message(message)
+        match = pattern.match(first.decode("utf-8", "replace")) if pattern is not None else None
         if match is not None:
             topics.append(match.group("topic"))
             continue
+        text = commit_subject(message)
         origin = next((p for p in unmatched if p[1] == commit), None) or next(
             (p for p in unmatched if p[2] == text), None
         )
@@ -139,6 +140,22 @@ def branch_topics(
         elif not _only_own(root, commit, own):
             problems.append(BranchDifference("topic", commit[:12], f"not a topic commit: {text!r}"))
     return topics, problems
+
+
+def commit_subject(message: bytes) -> str:
+    """A commit's subject as git gives it (``git log --format=%s``, and the ``Subject:``
+    that ``git format-patch`` writes): the lines of the message's first paragraph, each
+    without the white space at its end, joined by a space.
+
+    >>> commit_subject(b"Return three\\nfrom the core module  \\n\\nThe body.\\n")
+    'Return three from the core module'
+    """
+    lines = []
+    for line in message.decode("utf-8", "replace").split("\n"):
+        if not line.strip():
+            break
+        lines.append(line.rstrip())
+    return " ".join(lines)
 
 
 def _only_own(root: Path, commit: str, own: Callable[[str], bool]) -> bool:
@@ -154,21 +171,45 @@ _PATCH_PREFIX = re.compile(r"^\[PATCH[^\]]*\]\s*")
 
 def format_patch_origin(data: bytes) -> tuple[str, str] | None:
     """The commit id and the subject of a ``git format-patch`` file (its ``From <id>`` first
-    line, its ``Subject:`` header unfolded, without the ``[PATCH ...]`` prefix), ``None``
-    for a patch of another form.
+    line, its ``Subject:`` header unfolded and its RFC 2047 words decoded, as git writes a
+    long or non-ASCII subject, without the ``[PATCH ...]`` prefix), ``None`` for a patch of
+    another form.
 
     >>> format_patch_origin(b"From " + b"ab" * 20 + b" Mon Sep 17 00:00:00 2001\\n"
     ...                     b"Subject: [PATCH] Return\\n two\\n\\ndiff --git a/x b/x\\n")[1]
     'Return two'
+    >>> format_patch_origin(b"From " + b"ab" * 20 + b" Mon Sep 17 00:00:00 2001\\n"
+    ...                     b"Subject: [PATCH] =?UTF-8?q?Gr=C3=B6=C3=9Fe?=\\n"
+    ...                     b" =?UTF-8?q?=20two?=\\n")[1]
+    'Größe two'
     >>> format_patch_origin(b"Description: x\\n") is None
     True
     """
     match = _FROM_LINE.match(data)
     if match is None:
         return None
-    header = data.split(b"\n\n", 1)[0].decode("utf-8", "replace").replace("\n ", " ")
+    header = _FOLD.sub("", data.split(b"\n\n", 1)[0].decode("utf-8", "replace"))
     subject = next((line[9:] for line in header.split("\n") if line.startswith("Subject: ")), "")
-    return match.group(1).decode(), _PATCH_PREFIX.sub("", subject).strip()
+    return match.group(1).decode(), _PATCH_PREFIX.sub("", _decoded_words(subject)).strip()
+
+
+#: A header's line break before a continuation line (RFC 5322 unfolding removes it).
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
+
+
+def _decoded_words(value: str) -> str:
+    """A header's value with its RFC 2047 encoded words (``=?UTF-8?q?...?=``) decoded, as
+    ``git format-patch`` writes a subject that is not ASCII; as it is when a word names a
+    charset Python does not know or is malformed."""
+    if "=?" not in value:
+        return value
+    from email.errors import HeaderParseError
+    from email.header import decode_header, make_header
+
+    try:
+        return str(make_header(decode_header(value)))
+    except (LookupError, HeaderParseError, UnicodeDecodeError):
+        return value
 
 
 def format_patch_origins(config: Config) -> list[tuple[str, str, str]]:
