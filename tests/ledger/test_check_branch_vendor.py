@@ -151,3 +151,31 @@ def test_a_rebased_branch_matches_each_patch_by_its_subject(tmp_path: Path, caps
     assert capsys.readouterr().out == (
         "rebased against the series on v1.0: they agree (3 topics, 3 files compared)\n"
     )
+
+
+def test_without_a_checkout_the_error_names_only_the_checkout(tmp_path: Path, capsys) -> None:
+    """A series ``git format-patch`` wrote needs no topic tag: when no checkout is found the
+    error says that the checkout is missing, and why the downstream's own repository is none."""
+    root = _vendor_repository(tmp_path / "vendor")
+    git(root, "tag", "-d", "v1.0")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "vendor"]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {root / 'patchkeeper.toml'}: check-branch needs an upstream "
+        f"checkout: none is given or configured, and the repository the downstream is in "
+        f"({root}) has no tag v1.0\n"
+        "  hint: set checkout in [git], or pass --checkout (a git checkout of the upstream "
+        "that holds the pin's tag)\n"
+    )
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    for name in ("patchkeeper.toml", "PATCHES.md", "patches"):
+        os.rename(root / name, outside / name)
+    assert main(["-C", str(outside), "check-branch", "vendor"]) == 2
+    assert capsys.readouterr().err == (
+        f"patchkeeper: error: {outside / 'patchkeeper.toml'}: check-branch needs an upstream "
+        f"checkout: none is given or configured, and the downstream ({outside}) is in no git "
+        "repository\n"
+        "  hint: set checkout in [git], or pass --checkout (a git checkout of the upstream "
+        "that holds the pin's tag)\n"
+    )

@@ -39,6 +39,7 @@ from patchkeeper.ledger.settings import (
     git_settings,
     ledger_settings,
     pin_commit,
+    pin_tag,
     topic_checkout,
 )
 from patchkeeper.ledger.table import row_name, section_body, table_rows
@@ -450,7 +451,8 @@ def check_branch(
     (:class:`CheckBranchRequest`; default: everything from ``[git]``).
 
     Raises:
-        ConfigError: no checkout or topic tag.
+        ConfigError: no checkout, or no topic tag for a series that ``git format-patch``
+            did not write.
         GitError: the pin's tag or the branch is not in the checkout.
         PatchFormatError: the series or a patch is missing or malformed.
     """
@@ -460,6 +462,8 @@ def check_branch(
     if origins:  # commits are matched by their patches: no topic tag needed
         tag = tag or settings.tag or NO_TOPIC_TAG
         checkout = checkout or settings.checkout or _own_checkout(config)
+        if checkout is None:
+            raise _no_checkout(config)
     if tag == NO_TOPIC_TAG and checkout is not None:
         chosen = Path(checkout)
     else:
@@ -510,6 +514,24 @@ def _own_checkout(config: Config) -> Path | None:
     except (GitError, ConfigError):
         return None
     return root
+
+
+def _no_checkout(config: Config) -> ConfigError:
+    """The error of a series ``git format-patch`` wrote when no checkout is given or
+    configured and the downstream does not live in one (:func:`_own_checkout`): the
+    checkout is all that is missing, its commits being matched by their patches."""
+    try:
+        root = gitops.toplevel(config.root)
+    except GitError:
+        where = f"the downstream ({config.root}) is in no git repository"
+    else:
+        where = f"the repository the downstream is in ({root}) has no tag {pin_tag(config)}"
+    return ConfigError(
+        f"check-branch needs an upstream checkout: none is given or configured, and {where}",
+        path=config.source,
+        hint="set checkout in [tool.patchkeeper.git], or pass --checkout (a git checkout "
+        "of the upstream that holds the pin's tag)",
+    )
 
 
 def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:
