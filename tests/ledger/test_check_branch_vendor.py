@@ -4,6 +4,7 @@ top, and the series ``init`` wrote from those commits committed in the same repo
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from ledger_support import git, write_files
@@ -79,10 +80,50 @@ def test_a_commit_not_in_the_series_and_an_edited_one(tmp_path: Path, capsys) ->
         "  file mini/core.py: differs from the branch at line 2\n"
         "  file mini/extra.py: made by the series, not on the branch\n"
         "  file mini/other.py: on the branch, not made by the series\n"
-        "hint: to take the branch's work into the series, run 'patchkeeper export --range "
-        "v1.0..edited --checkout . --tag vendor' and then 'patchkeeper ledger'; to make the "
-        "branch from the series, 'patchkeeper import --branch edited --force --checkout . "
-        "--tag vendor'\n"
+        f"hint: {_rewrite_hint(root, 'edited')}\n"
+    )
+
+
+def _rewrite_hint(root: Path, branch: str) -> str:
+    """check-branch's hint for the vendor repository's series and ``branch``: the series'
+    patches written again by git format-patch, the downstream's own files left out."""
+    return (
+        "to take the branch's work into the series, write its patches again with git "
+        "format-patch as init does (the commits that change only the downstream's files "
+        f"left out): git -C {shlex.quote(str(root))} format-patch -N --no-signature -o patches "
+        f"v1.0..{branch} -- . ':^patchkeeper.toml' ':^PATCHES.md' ':^patches'; then list "
+        "the files it writes in patches/series in place of the old ones and run "
+        "'patchkeeper ledger'"
+    )
+
+
+def test_the_hint_writes_the_series_from_the_branch(tmp_path: Path, capsys) -> None:
+    """A commit made on the vendor branch after the series was written: the hint's
+    format-patch command, the series file and ``ledger`` make the branch check clean again,
+    the commit that keeps the series left out of the patches."""
+    root = _vendor_repository(tmp_path / "vendor")
+    write_files(root, {"mini/core.py": "def answer():\n    return 4\n"})
+    git(root, "commit", "-qam", "Return four")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "vendor"]) == 1
+    printed = capsys.readouterr().out.split("\n")
+    assert printed[-2] == f"hint: {_rewrite_hint(root, 'vendor')}"
+    command = printed[-2].split(": ", 2)[2].split("; then")[0]
+    written = git(root, *shlex.split(command)[1:]).split("\n")
+    assert written == [
+        "patches/0001-Return-two.patch",
+        "patches/0002-Add-an-extra-module.patch",
+        "patches/0003-Return-four.patch",
+    ]
+    with (root / "patches" / "series").open("a") as series:
+        series.write("0003-Return-four.patch\n")
+    assert main(["-C", str(root), "ledger"]) == 0
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "Carry the new commit in the series")
+    capsys.readouterr()
+    assert main(["-C", str(root), "check-branch", "vendor"]) == 0
+    assert capsys.readouterr().out == (
+        "vendor against the series on v1.0: they agree (3 topics, 2 files compared)\n"
     )
 
 
@@ -178,4 +219,28 @@ def test_without_a_checkout_the_error_names_only_the_checkout(tmp_path: Path, ca
         "repository\n"
         "  hint: set checkout in [git], or pass --checkout (a git checkout of the upstream "
         "that holds the pin's tag)\n"
+    )
+
+
+def test_a_downstream_outside_the_checkout_can_also_make_the_branch(tmp_path: Path, capsys) -> None:
+    """The series kept apart from the checkout: the patches are written into its own
+    directory, nothing is left out, and the branch can be made from the series with git am
+    (``import`` would make ``[TAG] <topic>`` commits, which such a series has none of)."""
+    root = _vendor_repository(tmp_path / "vendor")
+    down = tmp_path / "down"
+    down.mkdir()
+    for name in ("patchkeeper.toml", "PATCHES.md", "patches"):
+        os.rename(root / name, down / name)
+    git(root, "switch", "-qc", "edited", "v1.0")
+    write_files(root, {"mini/core.py": "def answer():\n    return 3\n"})
+    git(root, "commit", "-qam", "Return three")
+    capsys.readouterr()
+    assert main(["-C", str(down), "check-branch", "edited", "--checkout", str(root)]) == 1
+    assert capsys.readouterr().out.split("\n")[-2] == (
+        "hint: to take the branch's work into the series, write its patches again with git "
+        f"format-patch as init does: git -C {shlex.quote(str(root))} format-patch -N "
+        f"--no-signature -o {shlex.quote(str(down / 'patches'))} v1.0..edited; then list the "
+        "files it writes in patches/series in place of the old ones and run 'patchkeeper "
+        "ledger'; to make the branch from the series, apply the patches that patches/series "
+        "lists with 'git am', in its order, on a branch made at v1.0"
     )

@@ -494,7 +494,11 @@ def check_branch(
         differences=found,
         # a ledger file without its table says itself what to do; the others are the
         # branch and the series apart
-        hint=_sync_hint(root, base, branch, request)
+        hint=(
+            _format_patch_hint(config, root, base, branch)
+            if origins
+            else _sync_hint(root, base, branch, request)
+        )
         if any(d.kind != "ledger" for d in found)
         else "",
     )
@@ -532,6 +536,52 @@ def _no_checkout(config: Config) -> ConfigError:
         hint="set checkout in [tool.patchkeeper.git], or pass --checkout (a git checkout "
         "of the upstream that holds the pin's tag)",
     )
+
+
+def _format_patch_hint(config: Config, root: Path, base: str, branch: str) -> str:
+    """How to make a series ``git format-patch`` wrote agree with the branch: its patches
+    written again as ``init`` wrote them (``git format-patch -N --no-signature``), the
+    downstream's own files left out by pathspec when it lives in the checkout (so that a
+    commit changing only them is no patch, as it is no commit of the series here), the
+    series file listing them, and ``ledger``: ``export --range`` reads ``[TAG] <topic>``
+    commits and ``import`` makes them, and such a series has none.
+    When the downstream is elsewhere the branch can be made from the series too: its patches
+    applied with ``git am`` on the pin's tag."""
+    top = root.resolve()
+    series = parse_series(config.series)
+    directory = series.directory.resolve()
+    inside = directory != top and directory.is_relative_to(top)
+    output = directory.relative_to(top).as_posix() if inside else str(directory)
+    own = [config.source, ledger_settings(config).file, config.root / STATE_DIR]
+    if inside:  # the directory is the patches': format-patch writes it
+        own.append(directory)
+    else:
+        own += [config.series, *(series.directory / entry.name for entry in series.entries)]
+    excluded: dict[str, None] = {}
+    for path in own:
+        real = Path(path).resolve() if path is not None else None
+        if real is None or real == top or not real.is_relative_to(top) or not real.exists():
+            continue
+        if real.name != "pyproject.toml":  # the upstream's, as in :func:`own_files`
+            excluded[f":^{real.relative_to(top).as_posix()}"] = None
+    argv = ["git", "-C", str(root), "format-patch", "-N", "--no-signature", "-o", output]
+    argv += [f"{base}..{branch}", *(["--", ".", *excluded] if excluded else [])]
+    shown = config.series
+    if shown.is_relative_to(config.root):
+        shown = shown.relative_to(config.root)
+    left_out = " (the commits that change only the downstream's files left out)"
+    hint = (
+        f"to take the branch's work into the series, write its patches again with git "
+        f"format-patch as init does{left_out if excluded else ''}: {shlex.join(argv)}; "
+        f"then list the files it writes in {shown} in place of the old ones and run "
+        "'patchkeeper ledger'"
+    )
+    if not config.root.resolve().is_relative_to(top):
+        hint += (
+            f"; to make the branch from the series, apply the patches that {shown} lists "
+            f"with 'git am', in its order, on a branch made at {base}"
+        )
+    return hint
 
 
 def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:
