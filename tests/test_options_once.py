@@ -25,6 +25,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("patchkeeper/start/rpm_spec.py", "-o"): "rpm's %patch option (an output file), not ours",
     ("patchkeeper/start/forms.py", "-o"): "git format-patch's -o (its output directory), not ours",
     ("patchkeeper/ledger/entries.py", "--check"): "git apply's --check, run on a pin, not ours",
+    ("patchkeeper/ledger/check_branch.py", "-C"): "git's -C in the command a hint gives, not ours",
+    ("patchkeeper/ledger/check_branch.py", "-o"): "git format-patch's -o in that hint, not ours",
     ("patchkeeper/commands/cli.py", "--format"): "other tools' JSON option, answered with --json",
     ("patchkeeper/commands/cli.py", "--output"): "other tools' JSON option, answered with --json",
     ("patchkeeper/commands/cli.py", "-o"): "other tools' JSON option, answered with --json",

@@ -40,12 +40,24 @@ _ABSENT = ABSENT_WHEN_NONE["jsonable"]
 FILE_NAME = MappingProxyType({"jsonable": "file name"})
 _FILE_NAME = FILE_NAME["jsonable"]
 
+#: The metadata of a dataclass field that is never in the JSON form: a value the code reads
+#: that the JSON form says in other members (a failure's words in its ``note``); read back
+#: by :func:`from_jsonable` as the field's default, which it must have;
+#: ``field(default=None, metadata=NOT_IN_JSON)``.
+NOT_IN_JSON = MappingProxyType({"jsonable": "not in JSON"})
+_NOT_IN_JSON = NOT_IN_JSON["jsonable"]
+
 
 @functools.cache
 def _public_fields(cls: type) -> tuple[tuple[str, ...], frozenset[str], frozenset[str]]:
-    """A dataclass's field names, those starting with ``_`` left out, and the names among
-    them marked :data:`ABSENT_WHEN_NONE` and :data:`FILE_NAME` (once per class)."""
-    public = [f for f in dataclasses.fields(cls) if not f.name.startswith("_")]
+    """A dataclass's field names, those starting with ``_`` and those marked
+    :data:`NOT_IN_JSON` left out, and the names among them marked :data:`ABSENT_WHEN_NONE`
+    and :data:`FILE_NAME` (once per class)."""
+    public = [
+        f
+        for f in dataclasses.fields(cls)
+        if not f.name.startswith("_") and f.metadata.get("jsonable") != _NOT_IN_JSON
+    ]
     absent = (f.name for f in public if f.metadata.get("jsonable") == _ABSENT)
     named = (f.name for f in public if f.metadata.get("jsonable") == _FILE_NAME)
     return tuple(f.name for f in public), frozenset(absent), frozenset(named)
@@ -65,7 +77,8 @@ def to_jsonable(value: Any) -> Any:
     """Turn dataclasses, enums, paths, bytes, tuples and dicts into JSON-ready values.
 
     Bytes are decoded as UTF-8 with replacement; a dataclass field whose name starts with
-    ``_`` is left out, and so is one marked :data:`ABSENT_WHEN_NONE` while it is ``None``;
+    ``_`` or that is marked :data:`NOT_IN_JSON` is left out, and so is one marked
+    :data:`ABSENT_WHEN_NONE` while it is ``None``;
     one marked :data:`FILE_NAME` holds its names as they are shown;
     a :class:`JsonReady` gives the values its JSON text holds.
     """
@@ -317,7 +330,8 @@ def from_jsonable(cls: type[T], data: Any, names: dict[str, Any] | None = None) 
 
     A dataclass is built from the object's members, field by field and by the field's type;
     a member the object lacks takes the field's default (a result saved by an older
-    patchkeeper), a member the type lacks is ignored. Enums are made from their values,
+    patchkeeper), and so does a field marked :data:`NOT_IN_JSON`; a member the type lacks
+    is ignored. Enums are made from their values,
     tuples and lists from arrays, ``X | None`` from ``null`` or an ``X``, paths from strings;
     ``Any`` and types it does not know are kept as they are. ``names`` gives the types that
     ``cls``'s module names only for the type checker (``if TYPE_CHECKING:`` imports).
@@ -396,8 +410,8 @@ def _decode_dataclass(cls: type, data: Any, names: dict[str, Any]) -> Any:
     hints = _hints(cls, tuple(sorted(names.items(), key=lambda item: item[0])))
     values = {}
     for field in dataclasses.fields(cls):
-        if not field.init:
-            continue
+        if not field.init or field.metadata.get("jsonable") == _NOT_IN_JSON:
+            continue  # a field the JSON form never holds takes its default
         if field.name in data:
             value = _decode(hints.get(field.name, Any), data[field.name], names)
             if field.metadata.get("jsonable") == _FILE_NAME:

@@ -498,6 +498,45 @@ def test_export_writes_through_an_output_link_the_series_does_not_list(
     assert sorted(p.name for p in shared.parent.iterdir() if p.name.endswith(".part")) == []
 
 
+def _strip_zero(downstream: Path) -> bytes:
+    """``size-knob.patch`` made a ``-p0`` patch (plain ``---``/``+++`` names without the
+    ``a/``/``b/`` prefixes, no ``diff --git`` or ``index`` line), listed with ``-p0``; its
+    bytes."""
+    patches = downstream / "patches"
+    lines = (patches / "size-knob.patch").read_bytes().splitlines(keepends=True)
+    data = b"".join(
+        line[:4] + line[6:] if line.startswith((b"--- a/", b"+++ b/")) else line
+        for line in lines
+        if not line.startswith((b"diff --git ", b"index "))
+    )
+    (patches / "size-knob.patch").write_bytes(data)
+    series = (patches / "series").read_bytes()
+    (patches / "series").write_bytes(series.replace(b"size-knob.patch\n", b"size-knob.patch -p0\n"))
+    return data
+
+
+@pytest.mark.parametrize("given", ["relative", "absolute", "link"])
+def test_export_reads_an_entry_at_its_own_strip_level_however_o_names_it(
+    downstream: Path, topics: Path, capsys, given: str
+) -> None:
+    """A series entry with its own strip level (``-p0``) is read at that level whether
+    ``-o`` names it as given on the command line (``patches/size-knob.patch``), absolute,
+    or through a symbolic link the series does not list: each time it is the file it was,
+    and it is left as it is. Named relatively it was read at the configured level (1), its
+    sections did not match the commit and it was written in git's form (``a/`` and ``b/``
+    prefixes under ``-p0``)."""
+    before = _strip_zero(downstream)
+    knob = downstream / "patches" / "size-knob.patch"
+    (downstream / "knob.patch").symlink_to(knob)
+    output = {"relative": "patches/size-knob.patch", "absolute": str(knob), "link": "knob.patch"}
+    head = git(topics, "rev-parse", "--short=12", "work~1")
+    capsys.readouterr()
+    assert main(["-C", str(downstream), "export", "work~1", "-o", output[given]]) == 0
+    assert capsys.readouterr().out == f"unchanged patches/size-knob.patch (from {head})\n"
+    assert knob.read_bytes() == before
+    assert b"--- core.py\n+++ core.py\n" in before
+
+
 def test_import_force_never_moves_a_checked_out_branch(
     downstream: Path, topics: Path, tmp_path: Path
 ) -> None:

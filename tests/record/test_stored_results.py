@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -13,7 +13,7 @@ from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.verdicts import UPSTREAMED
 from patchkeeper.config import load_config
 from patchkeeper.constants import WordEnum
-from patchkeeper.jsonable import DecodeError, from_jsonable, to_jsonable
+from patchkeeper.jsonable import NOT_IN_JSON, DecodeError, from_jsonable, to_jsonable
 from patchkeeper.record import evidence_store
 from patchkeeper.record.stored_results import audit_result
 
@@ -67,6 +67,17 @@ def test_from_jsonable_reads_what_to_jsonable_wrote() -> None:
 def test_a_missing_member_takes_its_default_and_an_unknown_one_is_left_out() -> None:
     read = from_jsonable(Shape, {"name": "box", "colour": "red", "new": 1})
     assert read == Shape("box", Colour.RED)
+
+
+@dataclass(frozen=True)
+class Worded:
+    words: str
+    where: int | None = field(default=None, metadata=NOT_IN_JSON)
+
+
+def test_a_field_marked_not_in_json_is_left_out_and_reads_back_as_its_default() -> None:
+    assert to_jsonable(Worded("at line 3", 3)) == {"words": "at line 3"}
+    assert from_jsonable(Worded, {"words": "at line 3", "where": 3}) == Worded("at line 3")
 
 
 @pytest.mark.parametrize(

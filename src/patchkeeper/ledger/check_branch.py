@@ -39,6 +39,7 @@ from patchkeeper.ledger.settings import (
     git_settings,
     ledger_settings,
     pin_commit,
+    pin_tag,
     topic_checkout,
 )
 from patchkeeper.ledger.table import row_name, section_body, table_rows
@@ -124,12 +125,13 @@ def branch_topics(
     unmatched = list(patches)
     topics, problems = [], []
     for commit in commits:
-        subject, _ = split_message(messages[commit].partition(b"\n\n")[2])
-        text = subject.decode("utf-8", "replace")
-        match = pattern.match(text) if pattern is not None else None
+        message = messages[commit].partition(b"\n\n")[2]
+        first, _ = split_message(message)
+        match = pattern.match(first.decode("utf-8", "replace")) if pattern is not None else None
         if match is not None:
             topics.append(match.group("topic"))
             continue
+        text = commit_subject(message)
         origin = next((p for p in unmatched if p[1] == commit), None) or next(
             (p for p in unmatched if p[2] == text), None
         )
@@ -139,6 +141,22 @@ def branch_topics(
         elif not _only_own(root, commit, own):
             problems.append(BranchDifference("topic", commit[:12], f"not a topic commit: {text!r}"))
     return topics, problems
+
+
+def commit_subject(message: bytes) -> str:
+    """A commit's subject as git gives it (``git log --format=%s``, and the ``Subject:``
+    that ``git format-patch`` writes): the lines of the message's first paragraph, each
+    without the white space at its end, joined by a space.
+
+    >>> commit_subject(b"Return three\\nfrom the core module  \\n\\nThe body.\\n")
+    'Return three from the core module'
+    """
+    lines = []
+    for line in message.decode("utf-8", "replace").split("\n"):
+        if not line.strip():
+            break
+        lines.append(line.rstrip())
+    return " ".join(lines)
 
 
 def _only_own(root: Path, commit: str, own: Callable[[str], bool]) -> bool:
@@ -154,21 +172,45 @@ _PATCH_PREFIX = re.compile(r"^\[PATCH[^\]]*\]\s*")
 
 def format_patch_origin(data: bytes) -> tuple[str, str] | None:
     """The commit id and the subject of a ``git format-patch`` file (its ``From <id>`` first
-    line, its ``Subject:`` header unfolded, without the ``[PATCH ...]`` prefix), ``None``
-    for a patch of another form.
+    line, its ``Subject:`` header unfolded and its RFC 2047 words decoded, as git writes a
+    long or non-ASCII subject, without the ``[PATCH ...]`` prefix), ``None`` for a patch of
+    another form.
 
     >>> format_patch_origin(b"From " + b"ab" * 20 + b" Mon Sep 17 00:00:00 2001\\n"
     ...                     b"Subject: [PATCH] Return\\n two\\n\\ndiff --git a/x b/x\\n")[1]
     'Return two'
+    >>> format_patch_origin(b"From " + b"ab" * 20 + b" Mon Sep 17 00:00:00 2001\\n"
+    ...                     b"Subject: [PATCH] =?UTF-8?q?Gr=C3=B6=C3=9Fe?=\\n"
+    ...                     b" =?UTF-8?q?=20two?=\\n")[1]
+    'Größe two'
     >>> format_patch_origin(b"Description: x\\n") is None
     True
     """
     match = _FROM_LINE.match(data)
     if match is None:
         return None
-    header = data.split(b"\n\n", 1)[0].decode("utf-8", "replace").replace("\n ", " ")
+    header = _FOLD.sub("", data.split(b"\n\n", 1)[0].decode("utf-8", "replace"))
     subject = next((line[9:] for line in header.split("\n") if line.startswith("Subject: ")), "")
-    return match.group(1).decode(), _PATCH_PREFIX.sub("", subject).strip()
+    return match.group(1).decode(), _PATCH_PREFIX.sub("", _decoded_words(subject)).strip()
+
+
+#: A header's line break before a continuation line (RFC 5322 unfolding removes it).
+_FOLD = re.compile(r"\r?\n(?=[ \t])")
+
+
+def _decoded_words(value: str) -> str:
+    """A header's value with its RFC 2047 encoded words (``=?UTF-8?q?...?=``) decoded, as
+    ``git format-patch`` writes a subject that is not ASCII; as it is when a word names a
+    charset Python does not know or is malformed."""
+    if "=?" not in value:
+        return value
+    from email.errors import HeaderParseError
+    from email.header import decode_header, make_header
+
+    try:
+        return str(make_header(decode_header(value)))
+    except (LookupError, HeaderParseError, UnicodeDecodeError):
+        return value
 
 
 def format_patch_origins(config: Config) -> list[tuple[str, str, str]]:
@@ -409,7 +451,8 @@ def check_branch(
     (:class:`CheckBranchRequest`; default: everything from ``[git]``).
 
     Raises:
-        ConfigError: no checkout or topic tag.
+        ConfigError: no checkout, or no topic tag for a series that ``git format-patch``
+            did not write.
         GitError: the pin's tag or the branch is not in the checkout.
         PatchFormatError: the series or a patch is missing or malformed.
     """
@@ -419,6 +462,8 @@ def check_branch(
     if origins:  # commits are matched by their patches: no topic tag needed
         tag = tag or settings.tag or NO_TOPIC_TAG
         checkout = checkout or settings.checkout or _own_checkout(config)
+        if checkout is None:
+            raise _no_checkout(config)
     if tag == NO_TOPIC_TAG and checkout is not None:
         chosen = Path(checkout)
     else:
@@ -449,7 +494,11 @@ def check_branch(
         differences=found,
         # a ledger file without its table says itself what to do; the others are the
         # branch and the series apart
-        hint=_sync_hint(root, base, branch, request)
+        hint=(
+            _format_patch_hint(config, root, base, branch)
+            if origins
+            else _sync_hint(root, base, branch, request)
+        )
         if any(d.kind != "ledger" for d in found)
         else "",
     )
@@ -469,6 +518,70 @@ def _own_checkout(config: Config) -> Path | None:
     except (GitError, ConfigError):
         return None
     return root
+
+
+def _no_checkout(config: Config) -> ConfigError:
+    """The error of a series ``git format-patch`` wrote when no checkout is given or
+    configured and the downstream does not live in one (:func:`_own_checkout`): the
+    checkout is all that is missing, its commits being matched by their patches."""
+    try:
+        root = gitops.toplevel(config.root)
+    except GitError:
+        where = f"the downstream ({config.root}) is in no git repository"
+    else:
+        where = f"the repository the downstream is in ({root}) has no tag {pin_tag(config)}"
+    return ConfigError(
+        f"check-branch needs an upstream checkout: none is given or configured, and {where}",
+        path=config.source,
+        hint="set checkout in [tool.patchkeeper.git], or pass --checkout (a git checkout "
+        "of the upstream that holds the pin's tag)",
+    )
+
+
+def _format_patch_hint(config: Config, root: Path, base: str, branch: str) -> str:
+    """How to make a series ``git format-patch`` wrote agree with the branch: its patches
+    written again as ``init`` wrote them (``git format-patch -N --no-signature``), the
+    downstream's own files left out by pathspec when it lives in the checkout (so that a
+    commit changing only them is no patch, as it is no commit of the series here), the
+    series file listing them, and ``ledger``: ``export --range`` reads ``[TAG] <topic>``
+    commits and ``import`` makes them, and such a series has none.
+    When the downstream is elsewhere the branch can be made from the series too: its patches
+    applied with ``git am`` on the pin's tag."""
+    top = root.resolve()
+    series = parse_series(config.series)
+    directory = series.directory.resolve()
+    inside = directory != top and directory.is_relative_to(top)
+    output = directory.relative_to(top).as_posix() if inside else str(directory)
+    own = [config.source, ledger_settings(config).file, config.root / STATE_DIR]
+    if inside:  # the directory is the patches': format-patch writes it
+        own.append(directory)
+    else:
+        own += [config.series, *(series.directory / entry.name for entry in series.entries)]
+    excluded: dict[str, None] = {}
+    for path in own:
+        real = Path(path).resolve() if path is not None else None
+        if real is None or real == top or not real.is_relative_to(top) or not real.exists():
+            continue
+        if real.name != "pyproject.toml":  # the upstream's, as in :func:`own_files`
+            excluded[f":^{real.relative_to(top).as_posix()}"] = None
+    argv = ["git", "-C", str(root), "format-patch", "-N", "--no-signature", "-o", output]
+    argv += [f"{base}..{branch}", *(["--", ".", *excluded] if excluded else [])]
+    shown = config.series
+    if shown.is_relative_to(config.root):
+        shown = shown.relative_to(config.root)
+    left_out = " (the commits that change only the downstream's files left out)"
+    hint = (
+        f"to take the branch's work into the series, write its patches again with git "
+        f"format-patch as init does{left_out if excluded else ''}: {shlex.join(argv)}; "
+        f"then list the files it writes in {shown} in place of the old ones and run "
+        "'patchkeeper ledger'"
+    )
+    if not config.root.resolve().is_relative_to(top):
+        hint += (
+            f"; to make the branch from the series, apply the patches that {shown} lists "
+            f"with 'git am', in its order, on a branch made at {base}"
+        )
+    return hint
 
 
 def _sync_hint(root: Path, base: str, branch: str, request: CheckBranchRequest) -> str:

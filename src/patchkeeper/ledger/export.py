@@ -481,7 +481,7 @@ def export_commit(
             )
         output = config.patches_dir / file_names(config).get(topic, f"{topic}.patch")
     _refuse_link_out(config, [output])
-    strip = _strips(config).get(output, config.strip)
+    strip = _strips(config)(output)
     reference = None if normalise else reference_patch(output, strip)
     _, data = render_commit(
         root, commit, config, notes.get(commit), reference, describe=topic is None
@@ -595,16 +595,21 @@ def file_names(config: Config) -> dict[str, str]:
     return {row_name(entry.name): entry.name for entry in parse_series(config.series).entries}
 
 
-def _strips(config: Config) -> dict[Path, int]:
-    """``{patch file: strip level}`` of the series entries with their own level (``-p0``);
-    every other file has the configured one."""
+def _strips(config: Config) -> Callable[[Path], int]:
+    """The strip level of the patch file at a path: the series entry's own (``-p0``) when
+    the series lists the file with one, else the configured one. The path and the entries
+    are compared resolved (a relative path from the current directory, through symbolic
+    links), as :func:`_unlisted` and :func:`_refuse_own_file` compare ``-o``: ``-o`` as
+    given (``patches/fix.patch``), absolute, or a link :func:`_through_link` followed is the
+    one file, with the one level."""
     if not config.series.exists():
-        return {}
-    return {
-        config.series.parent / entry.name: entry.strip
+        return lambda path: config.strip
+    levels = {
+        (config.series.parent / entry.name).resolve(): entry.strip
         for entry in parse_series(config.series).entries
         if entry.strip is not None
     }
+    return lambda path: levels.get(path.expanduser().resolve(), config.strip)
 
 
 # --------------------------------------------------------------------------- a range
@@ -718,7 +723,7 @@ def export_range(
 
     def reference(topic: str) -> Patch | None:
         path = config.patches_dir / names[topic]
-        return None if normalise else reference_patch(path, strips.get(path, config.strip))
+        return None if normalise else reference_patch(path, strips(path))
 
     rendered = [
         (commit, topic, render_commit(root, commit, config, notes.get(commit), reference(topic))[1])

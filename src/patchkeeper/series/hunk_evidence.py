@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from patchkeeper.jsonable import NOT_IN_JSON
 from patchkeeper.series.engine import (
     EXISTS,
     MISSING,
@@ -69,7 +70,8 @@ class HunkEvidence:
             on where a hunk with cut context may apply), else ``""``.
         space: when white space at the ends of lines alone keeps the hunk out (``note``
             says so), where and which side has it (:attr:`HunkFailure.space`), else
-            ``None``; kept out of the JSON form, which has ``note``.
+            ``None``; not in the JSON form (:data:`~patchkeeper.jsonable.NOT_IN_JSON`),
+            whose ``note`` says it in words.
     """
 
     path: str
@@ -82,12 +84,9 @@ class HunkEvidence:
     total: int
     mismatches: tuple[LineMismatch, ...]
     note: str = ""
-    _space: SpaceMismatch | None = field(default=None, compare=False, repr=False)
-
-    @property
-    def space(self) -> SpaceMismatch | None:
-        """:attr:`HunkFailure.space` of the hunk's failure (the attribute above)."""
-        return self._space
+    space: SpaceMismatch | None = field(
+        default=None, compare=False, repr=False, metadata=NOT_IN_JSON
+    )
 
 
 def refusal_note(failure: HunkFailure) -> str:
@@ -191,7 +190,7 @@ def hunk_evidence(path: str, failure: HunkFailure) -> HunkEvidence:
         total=len(failure.hunk.pre_image),
         mismatches=mismatches,
         note=refusal_note(failure) or _endings_note(closest),
-        _space=failure.space,
+        space=failure.space,
     )
 
 

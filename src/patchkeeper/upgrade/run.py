@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patchkeeper.config import Config, load_config
 from patchkeeper.errors import (
@@ -107,6 +107,9 @@ from patchkeeper.upgrade.state import (
 )
 from patchkeeper.upstream.requirements import check_new_release
 
+if TYPE_CHECKING:  # the runtime layer is imported inside the steps that use it
+    from patchkeeper.runtime.port.results import RuntimePort
+
 
 @dataclass(frozen=True)
 class Steps:
@@ -121,7 +124,7 @@ class Steps:
     audit: Callable[..., Any]
     runtime_audit: Callable[..., Any]
     decide: Callable[..., Any]
-    runtime_port: Callable[..., Any]
+    runtime_port: Callable[..., RuntimePort]
     port: Callable[..., Any]
     report: Callable[..., Any]
 
@@ -890,7 +893,7 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
 _NOT_ENTRIES = {"gate": "version gate", "header": "header line", "import": "import"}
 
 
-def _ported_items(result: Any) -> str:
+def _ported_items(result: RuntimePort) -> str:
     """What the runtime port went through, its entries counted as the runtime audit counts
     them and the other items named apart: ``8 entries (and 1 import)``. Counted together,
     the summary said ``232 entries`` under the audit's ``222 runtime entries``."""
