@@ -278,19 +278,26 @@ def main(argv: list[str] | None = None) -> int:
 
 
 #: What to do when the machine refuses a file operation, by ``errno``: no permission, a
-#: file system mounted read-only, no space left. These are the user's to fix, not bugs.
+#: file system mounted read-only, no space left, a name longer than the file system allows.
+#: These are the user's to fix, not bugs.
 REFUSALS = {
     errno.EACCES: "let this user write it and its directory, or work on a copy",
     errno.EPERM: "let this user write it and its directory, or work on a copy",
     errno.EROFS: "the file system is mounted read-only: work on a copy on a writable one",
     errno.ENOSPC: "free some space on that file system and run the command again",
     errno.EDQUOT: "free some space within your quota and run the command again",
+    errno.ENAMETOOLONG: (
+        "a name in that path is longer than the file system allows (most allow 255 bytes "
+        "a name, 4096 a path): check the option or the configuration key that gives it, "
+        "and pass a shorter one"
+    ),
 }
 
 
 def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     """An error (exit 2) naming the file, for an ``OSError`` the machine raised on a file that
-    no check before it caught (a read-only downstream, a full disk), else ``None``: every
+    no check before it caught (a read-only downstream, a full disk, a name given longer than
+    the file system allows), else ``None``: every
     other exception is a bug. The message says that the command stopped there; a command that
     writes through a journal has put its files back before this is reached.
 
@@ -305,7 +312,9 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     hint = REFUSALS[exc.errno]
     if exc.errno in (errno.EACCES, errno.EPERM) and _unreadable_file(exc.filename):
         hint = "let this user read it, or work on a copy"
-    if exc.errno not in (errno.ENOSPC, errno.EDQUOT) and _in_cache(exc.filename):
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG) and _in_cache(
+        exc.filename
+    ):
         hint = (
             f"the cache of downloaded releases is {cache_root()}: set {CACHE_ENV} to a "
             "directory this user can write"

@@ -7,7 +7,11 @@ imported it by name at the old release). The new ``draft.py`` imports the name i
 function that uses it, so the module no longer binds it: the lookup calls the target moved
 to ``kup.spec.eagle._should_share``, which the plugin already patches. The second patch is
 a leftover (*remove*, naming the entry that covers it); without the covering entry it stays
-a retarget (*update*). The upstream releases and the plugins are written by the test."""
+a retarget (*update*), and so it does when the other entry sets the name on yet another
+module that imported it (``kup.spec.sampler``, in the shape of vllm-ascend 0.22.1rc1's
+``sampler.gumbel_sample = gumbel_sample`` beside ``speculator.gumbel_sample = ...``): that
+rebinds the sampler's name alone, and the definition's other readers still get upstream's
+function. The upstream releases and the plugins are written by the test."""
 
 from __future__ import annotations
 
@@ -67,6 +71,28 @@ draft_module._should_share = should_share
 """
 
 
+SAMPLER = """from kup.spec.eagle import _should_share
+
+
+def sample(model, draft, target):
+    return _should_share(model, "share_sample", draft, target)
+"""
+
+SAMPLER_AND_DRAFT = """import kup.spec.draft as draft_module
+import kup.spec.sampler as sampler_module
+
+
+def should_share(model, flag, draft, target):
+    if target is not None and not hasattr(target, "weight"):
+        return False
+    return getattr(model, flag, False) and draft is not None
+
+
+sampler_module._should_share = should_share
+draft_module._should_share = should_share
+"""
+
+
 def _audit(tmp_path: Path, patch: str) -> list[tuple[int, str, str, str]]:
     old, new = tmp_path / "kup-1.0", tmp_path / "kup-1.1"
     for root, version, draft in ((old, "1.0", DRAFT_OLD), (new, "1.1", DRAFT_NEW)):
@@ -78,6 +104,7 @@ def _audit(tmp_path: Path, patch: str) -> list[tuple[int, str, str, str]]:
                 "kup/spec/__init__.py": "",
                 "kup/spec/eagle.py": EAGLE,
                 "kup/spec/draft.py": draft,
+                "kup/spec/sampler.py": SAMPLER,
             },
         )
     plugin = write_files(
@@ -128,6 +155,24 @@ def test_without_a_covering_patch_it_stays_a_retarget(tmp_path: Path) -> None:
     assert _audit(tmp_path, ONLY_DRAFT) == [
         (
             10,
+            "kup.spec.draft._should_share",
+            "update",
+            "kup.spec.draft._should_share moved: retarget to kup.spec.eagle._should_share (line 1)",
+        ),
+    ]
+
+
+def test_a_patch_of_another_importer_covers_no_reader(tmp_path: Path) -> None:
+    assert _audit(tmp_path, SAMPLER_AND_DRAFT) == [
+        (
+            11,
+            "kup.spec.sampler._should_share",
+            "retain",
+            "upstream kup.spec.eagle._should_share is unchanged from the old version (AST "
+            "without docstrings, signature, decorators)",
+        ),
+        (
+            12,
             "kup.spec.draft._should_share",
             "update",
             "kup.spec.draft._should_share moved: retarget to kup.spec.eagle._should_share (line 1)",

@@ -159,6 +159,8 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
             await _check_interpreter(tool, python, root)
     except CallRefused as refused:
         return _refusal(tool, group, refused, _given(arguments))
+    except OSError as exc:  # the machine refused to look at a path the call names
+        return _refusal(tool, group, _machine_refusal(exc), _given(arguments))
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
     done = await _run_command(argv, root)
     out = done.stdout.decode("utf-8", "replace")
@@ -177,6 +179,23 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         return _result(envelope, tool, group, refused=True, given=_given(arguments))
     warnings = done.stderr.decode("utf-8", "replace").strip()
     return _result(envelope, tool, group, warnings, given=_given(arguments))
+
+
+def _machine_refusal(exc: OSError) -> PatchkeeperError:
+    """The refusal of a call whose path checks the machine stopped (a ``directory`` longer
+    than the file system allows, one this user may not look into): the path and what to do,
+    as the command line says it (:func:`patchkeeper.main.machine_refused`), never a failed
+    request. Nothing was run."""
+    from patchkeeper.main import machine_refused
+
+    refused = machine_refused(exc)
+    if refused is not None:
+        return refused
+    return PatchkeeperError(
+        f"{exc.strerror or exc}; the call was not run",
+        path=exc.filename if isinstance(exc.filename, str) else None,
+        hint="check the argument that names this path",
+    )
 
 
 #: How long the interpreter a writing call names (``python``) may take to say where it

@@ -54,6 +54,11 @@ NOT_AUDITED = "not-audited"
 #: without docstrings): upstream took the change in whole; nothing outweighs it
 #: (:func:`patchkeeper.runtime.judge.judge.judge_pending`).
 EQUALS_NEW = "the new upstream implementation equals the replacement"
+
+#: How the evidence of a registry key the plugin deletes starts when neither release's
+#: definition has the key: the key is put there at run time (the plugin's own registration,
+#: a cache filled on first use), which the upgrade does not change.
+KEY_IN_NEITHER = "neither release's definition has the key"
 #: Banner lines around a downstream change (the ``MetaX Modification`` banners of the audited
 #: plugins): ``# /------ Metax Modification ------\`` or ``# ┌--- Metax Modification ---┐`` opens,
 #: ``# \-------------------------------/`` or ``# └--- Metax Modification ---┘`` closes.
@@ -531,6 +536,19 @@ def decide(
             return Drift(REMOVE, (has, *evidence), **common)
         if registered:
             return Drift(REMOVE, (f"{has}: {registered}", *evidence), **common)
+        if entry.replacement == "<removed>" and not re.search(
+            rf"['\"]{re.escape(key)}['\"]", "".join(old_code.lines)
+        ):
+            return Drift(
+                RETAIN,
+                (
+                    f"{KEY_IN_NEITHER} {entry.key} ({new.location}): the plugin deletes an "
+                    "item put there at run time (its own registration, a cache filled on "
+                    "first use), which the upgrade does not change",
+                    *evidence,
+                ),
+                **common,
+            )
         return Drift(
             RETAIN,
             (

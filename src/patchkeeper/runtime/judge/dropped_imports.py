@@ -13,8 +13,10 @@ definition's module at call time), so this one sets a name nothing reads any mor
 
 The facts read: the old release found the target by following the module's import to a
 definition elsewhere (its location is not the target's path), the new release calls it
-moved to that same definition, and another entry's target is that definition, found there
-in the new release, with the same replacement, one the plugin defines (a function or class
+moved to that same definition, and another entry's target is that definition itself, found
+there in the new release, with the same replacement (an entry that sets the name on yet
+another module that imported it, ``sampler.gumbel_sample = mine``, rebinds that module's
+name alone and covers no other reader), one the plugin defines (a function or class
 of its own: an expression or a lambda is not compared). Without such an entry the rules
 before decide (a retarget; where the name's readers went the trees cannot tell); so they do
 when the module now binds a name extending the old one (``bind_kv_cache`` ->
@@ -87,7 +89,15 @@ def covered_elsewhere(
     uncovered, such an *update* (retarget) is a *look* (see the module docstring)."""
     patched: dict[tuple[str, str], PatchEntry] = {}
     for entry, _old, new, _drift in audited:
-        if new.status == FOUND and entry.replacement not in UNNAMED and entry.key is None:
+        if (
+            new.status == FOUND
+            and new.location == entry.target
+            and entry.replacement not in UNNAMED
+            and entry.key is None
+        ):
+            # Only a patch of the definition itself covers its readers: one of another
+            # module that imported it (``sampler.gumbel_sample = mine``) rebinds that
+            # module's name alone, and every other reader still gets upstream's function.
             patched.setdefault((new.location, entry.replacement), entry)
     out = []
     for entry, old, new, drift in audited:

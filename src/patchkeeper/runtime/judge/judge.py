@@ -168,6 +168,7 @@ from patchkeeper.runtime.judge.calling import calls_original
 from patchkeeper.runtime.judge.copy_rules import after_hooks, dropped_keyword
 from patchkeeper.runtime.judge.drift import (
     EQUALS_NEW,
+    KEY_IN_NEITHER,
     LOOK,
     MIGRATE,
     NOT_AUDITED,
@@ -535,13 +536,18 @@ def _arrived(
 
 
 def _removal(entry: PatchEntry, drift: Drift, new: Resolution) -> Drift:
-    """A registry key the plugin deletes: still needed while upstream still has the key."""
+    """A registry key the plugin deletes: still needed while upstream still has the key;
+    one that neither release's definition has is put there at run time (the plugin's own
+    lazy registration, a cache), and the upgrade changes nothing: *retain*, as the drift
+    says. Only a key the old release had and the new one dropped leaves nothing to remove."""
     if not re.match(r"""^(['"]).*\1$|^-?\d+$""", entry.key or ""):
         return with_decision(
             drift,
             RETAIN,
             f"the key {entry.key} is computed at run time: the removal cannot be checked here",
         )
+    if drift.evidence[:1] and drift.evidence[0].startswith(KEY_IN_NEITHER):
+        return drift  # the old release had no such key either: the upgrade changes nothing
     if drift.decision == REMOVE:  # drift found the key in the new upstream definition
         return with_decision(
             drift,
