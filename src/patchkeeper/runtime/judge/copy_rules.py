@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.judge.drift import RETAIN, UPDATE, Code, Drift, call_changes, with_decision
+from patchkeeper.runtime.judge.drift import RETAIN, UPDATE, Code, Drift, with_decision
 from patchkeeper.runtime.judge.dropped_keywords import dropped_keywords
 from patchkeeper.runtime.judge.gated_binding import Gated, parameter_shape
 from patchkeeper.runtime.judge.inherited import inherited_reason
@@ -21,6 +21,7 @@ from patchkeeper.runtime.judge.noise import (
     removal_only_reason,
     statement_follows_releases,
 )
+from patchkeeper.runtime.judge.signatures import call_changes
 from patchkeeper.runtime.judge.unpassed import for_definition
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.model import Mechanism, PatchEntry
@@ -78,7 +79,7 @@ def after_hooks(
         if inherited is not None:
             return drift  # a subclass overriding what changed: not a copy the rules below read
         # a wrapper copies nothing: what upstream changed in the body reaches it only
-        # through the values it works on (drift.dropped_literals), not through lines
+        # through the values it works on (signatures.dropped_literals), not through lines
         copy = entry.mechanism is not Mechanism.WRAPPER
         if mine is not None and copy and drift.upstream_changes == ("body",):
             outside = outside_copy_reason(old_code, new_code, mine)

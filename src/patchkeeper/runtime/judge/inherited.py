@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.judge.drift import Code, signature_changes
+from patchkeeper.runtime.judge.drift import Code
 from patchkeeper.runtime.judge.noise import (
     callers_fit_reason,
     outside_copy_reason,
@@ -20,6 +20,7 @@ from patchkeeper.runtime.judge.noise import (
     takes_the_calls,
 )
 from patchkeeper.runtime.judge.samecode import same_ast
+from patchkeeper.runtime.judge.signatures import signature_changes
 from patchkeeper.runtime.judge.unpassed import for_definition, without
 from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.syntax.definitions import three_classes
