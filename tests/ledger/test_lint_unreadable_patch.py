@@ -112,7 +112,7 @@ def test_an_unforeseen_read_refusal_asks_for_read_access(tmp_path: Path) -> None
     secret.chmod(0)
     program = (
         "import sys\n"
-        "from patchkeeper.main import machine_refused\n"
+        "from patchkeeper.system.refusals import machine_refused\n"
         "for path in sys.argv[1:]:\n"
         "    try:\n"
         "        open(path, 'rb' if path.endswith('.patch') else 'wb')\n"

@@ -13,7 +13,7 @@ from pathlib import Path
 from test_pin_unfetchable import downstream
 
 from helpers import tree_bytes
-from patchkeeper.main import machine_refused
+from patchkeeper.system.refusals import machine_refused
 
 
 def test_a_cache_under_a_file_is_named(cli, tmp_path, local_index, tar_bytes, monkeypatch) -> None:

@@ -47,6 +47,7 @@ from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, in
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import json_text
 from patchkeeper.render.envelope import error_envelope
+from patchkeeper.system.refusals import machine_refused
 
 #: What the server tells the client about itself at initialisation.
 INSTRUCTIONS = (
@@ -184,10 +185,8 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
 def _machine_refusal(exc: OSError) -> PatchkeeperError:
     """The refusal of a call whose path checks the machine stopped (a ``directory`` longer
     than the file system allows, one this user may not look into): the path and what to do,
-    as the command line says it (:func:`patchkeeper.main.machine_refused`), never a failed
-    request. Nothing was run."""
-    from patchkeeper.main import machine_refused
-
+    as the command line says it (:func:`~patchkeeper.system.refusals.machine_refused`),
+    never a failed request. Nothing was run."""
     refused = machine_refused(exc)
     if refused is not None:
         return refused
