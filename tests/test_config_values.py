@@ -197,6 +197,19 @@ WRONG_TYPES = [
         "2: key 'pin' must not be empty",
         'the version the series is cut against: pin = "0.27.1"',
     ),
+    (  # a blank pristine was read as a requirement, "pristine = needs a value", no line
+        'upstream = "x"\npristine = " "\n',
+        "patchkeeper.toml",
+        "2: key 'pristine' must not be empty",
+        'the pin\'s release: pristine = "../vllm-0.27.1" (a directory relative to this file) '
+        "or a requirement; leave the key out for upstream==pin",
+    ),
+    (  # "" is the tree's root; spaces named a directory " " that no tree holds
+        'upstream = "x"\ndirectory = " "\n',
+        "patchkeeper.toml",
+        "2: key 'directory' must not be only spaces",
+        'the directory patch paths are relative to: directory = "vllm"; "" for the tree\'s root',
+    ),
     (
         'upstream = "x"\nnosuch = 1\n',
         "patchkeeper.toml",

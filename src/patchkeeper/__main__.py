@@ -100,7 +100,8 @@ def apply_arguments(argv: list[str]) -> dict[str, str] | None:
     """The options of a plain ``apply`` command line, option name -> value (``directory``,
     ``config``, ``target``, ``python``), or ``None`` for any other command line: another
     command, another option (``--json``, ``--help``, ``--target=DIR``), an option given twice
-    or without a value, a value that starts with ``-``, or a path click's checks refuse
+    or without a value (or with a blank one, which the command line refuses by name), a
+    value that starts with ``-``, or a path click's checks refuse
     (``click.Path``: a ``-C``/``--target`` that is a file, a ``--config``/``--python`` that
     is a directory, a path that cannot be read). Checked as it is and, after ``-C``, as seen
     from there.
@@ -122,7 +123,7 @@ def apply_arguments(argv: list[str]) -> dict[str, str] | None:
         if option is None or option[0] in values or (not command and not option[2]):
             return None
         value = next(words, "")
-        if not value or value.startswith("-") or not _path_allowed(value, option[1]):
+        if not value.strip() or value.startswith("-") or not _path_allowed(value, option[1]):
             return None
         values[option[0]] = value
     return values if command else None

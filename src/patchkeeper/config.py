@@ -143,6 +143,20 @@ class NotEmpty:
 
 
 @dataclass(frozen=True)
+class NotBlank(NotEmpty):
+    """A rule: a string that may be empty (a meaning of its own: ``directory = ""`` is the
+    tree's root) but not only spaces, which name no directory anyone meant.
+
+    >>> NotBlank().problem(""), NotBlank().problem(" "), NotBlank().problem("vllm")
+    (None, 'must not be only spaces', None)
+    """
+
+    def problem(self, value: Any) -> str | None:
+        """What is wrong with ``value`` (a message tail), or ``None`` when it is allowed."""
+        return "must not be only spaces" if value and not value.strip() else None
+
+
+@dataclass(frozen=True)
 class PinVersion(NotEmpty):
     """A rule: a version as PEP 440 writes it (``0.27.1``, ``2.0.0rc1``), the pin every
     command turns into the requirement ``upstream==pin`` and compares releases with; a typo
@@ -191,9 +205,22 @@ SCHEMA: dict[str, Any] = {
         1,
         Bounds(0, hint="strip = 1 drops the a/ and b/ of git's paths (patch -p1); 0 keeps them"),
     ),
-    "directory": (str, ""),
+    "directory": (
+        str,
+        "",
+        NotBlank(
+            'the directory patch paths are relative to: directory = "vllm"; "" for the tree\'s root'
+        ),
+    ),
     "fetch": (str, "sdist", OneOf(("sdist", "wheel"))),
-    "pristine": (str, None),
+    "pristine": (
+        str,
+        None,
+        NotEmpty(
+            'the pin\'s release: pristine = "../vllm-0.27.1" (a directory relative to '
+            "this file) or a requirement; leave the key out for upstream==pin"
+        ),
+    ),
     "lock-timeout": (
         (int, float),
         10.0,

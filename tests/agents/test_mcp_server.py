@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from mcp import ClientSession
@@ -145,8 +146,9 @@ def test_the_audit_tool_says_it_takes_a_range_too(example: Example) -> None:
         "the configured upstream (PROJECT==VERSION); a range ('PROJECT>=A,<B') audits every "
         "release in it (the upgrade horizon). (A directory or a release file inside the "
         "server's root, or a requirement.) (With a range, "
-        "this tool fetches its releases from the package indexes; horizon can take them from "
-        "a directory instead: releases.)"
+        "this tool fetches its releases from the package indexes, or reads them beside a "
+        "configured pristine kept among them; horizon can take them from a directory instead: "
+        "releases.)"
     )
     horizon = tools["horizon"].input_schema["properties"]["to"]["description"]
     assert to.startswith(horizon) and horizon.endswith("or a requirement.)")
@@ -157,7 +159,8 @@ def test_the_audit_tool_judges_every_release_of_a_range(
 ) -> None:
     """What the audit tool's description says: a range in ``to`` is audited release by
     release, fetched from the package index (here one on disk, holding minihttp 1.1), and
-    the envelope is the command line's."""
+    the envelope is the command line's. The example's other releases are taken away: kept
+    beside its pristine, they would be read there, not fetched."""
     release = example.new
     members = [
         (f"minihttp-1.1/{path.relative_to(release).as_posix()}", path.read_bytes())
@@ -165,6 +168,8 @@ def test_the_audit_tool_judges_every_release_of_a_range(
         if path.is_file()
     ]
     local_index.publish("minihttp", "minihttp-1.1.tar.gz", make_tar(members))
+    for kept in ("minihttp-1.1", "minihttp-1.2"):
+        shutil.rmtree(example.root / "upstream" / kept)
 
     async def conversation(client: ClientSession):
         return await client.call_tool("audit", {**AUDIT, "to": "minihttp>1.0,<2"})

@@ -132,6 +132,19 @@ def test_other_command_lines_go_to_the_command_line(example: Example, args: list
     assert short == full
 
 
+def test_a_blank_value_is_refused_as_by_the_command_line(example: Example) -> None:
+    """``apply --python ' '`` ran the short path, which tried to run an interpreter named by
+    a space; the command line refuses it as needing a value, before anything runs."""
+    args = ["apply", "--python", " "]
+    short = _run(SHORT, args, example.downstream, example.root / "cache")
+    message = (
+        "Usage: patchkeeper apply [OPTIONS]\nTry 'patchkeeper apply --help' for help.\n\n"
+        "Error: --python needs a value\n"
+    )
+    assert short == ("", message, "2 LOADED ['click', 'patchkeeper.main']")
+    assert _run(FULL, args, example.downstream, example.root / "cache") == short
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
@@ -143,6 +156,7 @@ def test_other_command_lines_go_to_the_command_line(example: Example, args: list
         (["apply", "--target", "a", "--target", "b"], None),  # given twice
         (["apply", "--target"], None),  # no value
         (["apply", "--target", "-C"], None),  # a value like an option
+        (["apply", "--python", " "], None),  # a blank value, refused by name
         (["--target", "t", "apply"], None),  # a command's option before the command
         (["apply", "apply"], None),
         (["-C", "d", "verify"], None),

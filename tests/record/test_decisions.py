@@ -101,8 +101,9 @@ def test_decide_without_anything_to_decide_is_an_input_error(cli, tmp_path: Path
     assert run.code == 2
     assert "nothing to decide: no series file and there is no runtime inventory evidence" in run.err
     assert (
-        "configure the series, or run 'patchkeeper runtime audit --save-evidence' first (or "
-        "set evidence = true in [report])"  # as patchkeeper.toml spells the table
+        "configure the series, or run 'patchkeeper runtime audit --to NEW --save-evidence' "
+        "first (NEW: the release to move to; or set evidence = true in [report])"
+        # as patchkeeper.toml spells the table
     ) in " ".join(run.err.split())
 
 

@@ -95,7 +95,7 @@ def test_without_evidence_on_nothing_is_written(cli, example, table: str) -> Non
     assert (
         "- no evidence saved: patchkeeper's own commands were not recorded (run audit, "
         "verify, port and the runtime commands with --save-evidence, or set "
-        "`evidence = true` in \\[tool.patchkeeper.report\\])"
+        "`evidence = true` in \\[report\\])"  # as patchkeeper.toml spells the table
     ) in text
 
 

@@ -41,7 +41,9 @@ def test_a_suggested_retire_of_a_patch_still_in_the_series() -> None:
 
 def test_every_row_finding_has_a_hint() -> None:
     items = [
-        Item("series", "none.patch", "patches/none.patch", verdict="carry", source="audit"),
+        Item(
+            "series", "none.patch", "patches/none.patch", "clean", source="audit", suggested="carry"
+        ),
         Item("series", "gone.patch", "patches/gone.patch", present=False),
         Item("runtime", "p.py::t.f", "p.py:3", verdict="remove", source="runtime audit"),
         Item("series", "new.patch", "patches/new.patch"),
@@ -106,3 +108,55 @@ def test_every_row_finding_has_a_hint() -> None:
     assert all(hint for _, _, hint in found)
     assert {code for code, _, _ in found} <= set(FINDING_KINDS)
     assert Row("series", "x", None, None).decided == ""
+
+
+def test_no_decision_says_what_gives_one() -> None:
+    """``no-decision`` said "run patchkeeper decide to suggest one from the evidence" when no
+    evidence judged the item, and decide then suggested nothing: the hint names the command
+    that saves the verdict decide suggests from, or says that the verdict suggests none."""
+    items = [
+        Item("series", "a.patch", "patches/a.patch"),
+        Item("runtime", "p.py::t.f", "p.py:3"),
+        Item("series", "b.patch", "patches/b.patch", "unreadable", source="audit"),
+    ]
+    assert [(code, hint) for code, _, hint in _findings(items, [])] == [
+        (
+            "no-decision",
+            "no saved audit judges it: run patchkeeper audit --to NEW --save-evidence (NEW: "
+            "the release to move to), then patchkeeper decide to suggest one from its verdict; "
+            "or write its decision in the decisions file",
+        ),
+        (
+            "no-decision",
+            "no saved runtime audit judges it: run patchkeeper runtime audit --to NEW "
+            "--save-evidence (NEW: the release to move to), then patchkeeper decide to suggest "
+            "one from its verdict; or write its decision in the decisions file",
+        ),
+        (
+            "no-decision",
+            "the audit verdict (unreadable) suggests no decision: write its decision in the "
+            "decisions file",
+        ),
+        ("stale-evidence", "run patchkeeper audit again with --save-evidence"),
+    ]
+
+
+def test_report_without_evidence_names_the_command_that_saves_it(cli, example) -> None:
+    """On the example with no evidence saved, ``report`` names ``audit --save-evidence``
+    for each patch; once that ran, ``decide``."""
+    down = example.downstream
+    first = cli("report", cwd=down)
+    assert (first.code, first.out.splitlines()[1]) == (
+        1,
+        "  no-decision: the patch `retry-backoff-cap.patch` has no decision: no saved audit "
+        "judges it: run patchkeeper audit --to NEW --save-evidence (NEW: the release to move "
+        "to), then patchkeeper decide to suggest one from its verdict; or write its decision "
+        "in the decisions file",
+    )
+    assert cli("audit", "--to", "../upstream/minihttp-1.1", "--save-evidence", cwd=down).code == 1
+    second = cli("report", cwd=down)
+    assert (second.code, second.out.splitlines()[1]) == (
+        1,
+        "  no-decision: the patch `retry-backoff-cap.patch` has no decision: run patchkeeper "
+        "decide to suggest one from the evidence, or write its decision in the decisions file",
+    )

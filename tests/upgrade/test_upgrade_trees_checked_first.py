@@ -154,8 +154,8 @@ def test_an_older_release_is_refused_before_anything_is_written(cli, tmp_path: P
         f"patchkeeper: error: {down / 'patchkeeper.toml'}:2: --to is 1.0, older than 2.0, the "
         "release the downstream is at: upgrade moves a downstream to a newer release\n"
         "  hint: pass a newer release as --to; to move the downstream back on purpose, run "
-        "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
-        "patches)\n",
+        "'patchkeeper port --to RELEASE' (and 'patchkeeper runtime port --to RELEASE --write' "
+        "for runtime patches)\n",
     )
     assert _files(down) == before
 
@@ -175,8 +175,8 @@ def test_an_older_release_than_from_names_from(cli, tmp_path: Path) -> None:
         "patchkeeper: error: --to is 2.0, older than 9.9, the release --from names: upgrade "
         "moves a downstream to a newer release\n"
         "  hint: pass a newer release as --to, or as --from the release the series applies "
-        "to; to move the downstream back on purpose, run 'patchkeeper port --to' (and "
-        "'patchkeeper runtime port --write' for runtime patches)\n",
+        "to; to move the downstream back on purpose, run 'patchkeeper port --to RELEASE' (and "
+        "'patchkeeper runtime port --to RELEASE --write' for runtime patches)\n",
     )
     assert _files(down) == before
 

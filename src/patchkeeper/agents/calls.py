@@ -32,7 +32,7 @@ from patchkeeper.agents.tools import (
 )
 from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.system.option_values import refuses_empty
+from patchkeeper.system.option_values import blank, refuses_empty
 
 
 class CallRefused(PatchkeeperError):
@@ -82,7 +82,7 @@ def _refuse_empty(tool: ToolSpec, group: click.Group, arguments: Mapping[str, An
         values = value if isinstance(value, list) else [value]
         if key == "directory" or not isinstance(param, click.Option) or not refuses_empty(param):
             continue
-        if any(isinstance(one, str) and not one.strip() for one in values):
+        if any(isinstance(one, str) and blank(one) for one in values):
             option = next(opt for opt in param.opts if opt.startswith("--"))
             needed = param.required or key in tool.requires
             raise CallRefused(

@@ -150,8 +150,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         notes=(
             (
                 "to",
-                "(With a range, this tool fetches its releases from the package indexes; "
-                "horizon can take them from a directory instead: releases.)",
+                "(With a range, this tool fetches its releases from the package indexes, "
+                "or reads them beside a configured pristine kept among them; horizon can take "
+                "them from a directory instead: releases.)",
             ),
         ),
     ),

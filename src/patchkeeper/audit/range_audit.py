@@ -18,7 +18,6 @@ from packaging.utils import canonicalize_name
 from patchkeeper.audit.horizon import (
     HorizonResult,
     ReleaseVerdicts,
-    directory_releases,
     fetch_all,
     in_range,
     left_out_note,
@@ -33,11 +32,13 @@ from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.load import load_series_tolerant
+from patchkeeper.trees.releases import directory_releases
 from patchkeeper.trees.tree import (
     Tree,
     archive_tree,
     check_paths,
     directory_tree,
+    local_releases,
     refuse_changed_pin,
     requirement_tree,
 )
@@ -48,8 +49,9 @@ from patchkeeper.upstream.treesearch import TreeSearch
 def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     """Audit the configured series at every release the range ``request.to`` admits
     (``"vllm>=0.28,<0.34"``), oldest first: the releases of ``request.releases`` (a
-    directory of ``NAME-VERSION`` release trees and release files) or of the package
-    indexes, each judged against the old pin's tree ``request.pristine`` (as ``audit
+    directory of ``NAME-VERSION`` release trees and release files; by default the directory
+    the downstream keeps its releases in, :func:`patchkeeper.trees.tree.local_releases`) or
+    of the package indexes, each judged against the old pin's tree ``request.pristine`` (as ``audit
     --pristine``).
 
     A patch file that cannot be read (missing, malformed) does not stop the audit: it is
@@ -64,6 +66,10 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
     check_release_option(to, OPTION_TO, config.upstream, config.source, range_allowed=True)
     check_release_option(pristine, OPTION_PRISTINE, config.upstream, config.source)
     requirement = parse_range(to)
+    local = local_releases(config) if releases is None else None
+    same = canonicalize_name(requirement.name) == canonicalize_name(config.upstream or "")
+    if local is not None and same:
+        releases = local[0]  # where the downstream keeps its releases, as --releases
     series, patches, unreadable = load_series_tolerant(config)
     trees, older = release_trees(config, requirement, releases)
     for _, tree in trees:

@@ -23,7 +23,7 @@ from patchkeeper.constants import (
     SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.system.option_values import refuses_empty
+from patchkeeper.system.option_values import blank, refuses_empty
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: The parameter types of the options that name a file or a directory, made once and shared
@@ -442,11 +442,12 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
     validation command does), up to the first word that is neither an option nor a value.
 
     An option naming a place (a path, or a release) or a name (a branch, a tag, a package;
-    :func:`patchkeeper.system.option_values.refuses_empty`) given an empty value (``--to
-    ''``, ``--output=``, ``--branch ''``) is refused the same way: an empty path is the
-    current directory to ``pathlib``, an empty release is no requirement at all, and an empty
-    name reads as the option left out (``upgrade --branch ''`` wrote on the branch checked
-    out, not on a new one).
+    :func:`patchkeeper.system.option_values.refuses_empty`) given an empty or blank value
+    (:func:`patchkeeper.system.option_values.blank`: ``--to ''``, ``--output=``, ``--python='
+    '``, ``--branch ' '``, ``-C' '``), in one word or two, is refused the same way: an empty
+    path is the current directory to ``pathlib``, an empty release is no requirement at all,
+    and an empty name reads as the option left out (``upgrade --branch ''`` wrote on the
+    branch checked out, not on a new one).
 
     Raises:
         click.BadOptionUsage: ``--from needs a value; got the option --to``, ``--to needs a
@@ -467,8 +468,11 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
         if word == "--" or (positional and not ctx.allow_interspersed_args):
             return
         name, equals, rest = word.partition("=")
-        if equals and not rest and name in places:
+        if equals and blank(rest) and name in places:
             raise click.BadOptionUsage(name, f"{name} needs a value", ctx)
+        if word[:2] in places and len(word) > 2 and word[1] != "-" and blank(word[2:]):
+            # a short option with its value attached (-C' '), as click reads it
+            raise click.BadOptionUsage(word[:2], f"{word[:2]} needs a value", ctx)
         for _ in range(values.get(word, 0)):
             value = next(words, None)
             if value is None:
@@ -477,7 +481,7 @@ def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:
                 raise click.BadOptionUsage(
                     word, f"{word} needs a value; got the option {value}", ctx
                 )
-            if not value.strip() and word in places:
+            if blank(value) and word in places:
                 raise click.BadOptionUsage(word, f"{word} needs a value", ctx)
 
 

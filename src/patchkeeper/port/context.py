@@ -208,8 +208,8 @@ def refuse_an_older_release(
             path=source,
             line=dotted_key_line(source, key),
             hint=f"pass a newer release as {fix}; to move the downstream back on purpose, run "
-            "'patchkeeper port --to' (and 'patchkeeper runtime port --write' for runtime "
-            "patches)",
+            "'patchkeeper port --to RELEASE' (and 'patchkeeper runtime port --to RELEASE "
+            "--write' for runtime patches)",
         )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from patchkeeper.config import Config
+from patchkeeper.config import Config, spelt_for
 from patchkeeper.constants import OPTION_FROM, OPTION_PRISTINE, OPTION_TARGET, OPTION_TO
 from patchkeeper.errors import Finding
 from patchkeeper.record.decisions import Decisions
@@ -228,14 +228,20 @@ def untested_scope(
     evidence: dict[str, StoredEvidence],
     recorded: list[RecordedCommand],
     environment: Environment | None,
+    source: Path | None = None,
 ) -> list[str]:
-    """What the record does not cover, listed explicitly, one sentence each."""
+    """What the record does not cover, listed explicitly, one sentence each; a
+    configuration table named as ``source``, the configuration file in use, spells it
+    (:func:`patchkeeper.config.spelt_for`: ``[report]`` in a ``patchkeeper.toml``)."""
     out = []
     if not evidence:
         out.append(
-            "no evidence saved: patchkeeper's own commands were not recorded (run audit, "
-            "verify, port and the runtime commands with --save-evidence, or set "
-            "`evidence = true` in [tool.patchkeeper.report])"
+            spelt_for(
+                "no evidence saved: patchkeeper's own commands were not recorded (run audit, "
+                "verify, port and the runtime commands with --save-evidence, or set "
+                "`evidence = true` in [tool.patchkeeper.report])",
+                source,
+            )
         )
     has_series = any(i.kind == "series" for i in items)
     has_runtime = any(i.kind == "runtime" for i in items)
@@ -481,7 +487,9 @@ def build_record(
         environment=environment,
         rows=tuple(rows),
         validation=tuple(validation_lines(evidence, recorded)),
-        untested=tuple(untested_scope(settings, items, evidence, recorded, environment)),
+        untested=tuple(
+            untested_scope(settings, items, evidence, recorded, environment, config.source)
+        ),
         findings=tuple(findings),
         decisions_file=decisions_file,
         evidence_dir=EVIDENCE_DIR,

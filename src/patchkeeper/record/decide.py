@@ -108,8 +108,9 @@ def decide(config: Config) -> DecideResult:
         raise PatchkeeperError(
             f"nothing to decide: {series} and there is no runtime inventory evidence",
             path=config.series,
-            hint="configure the series, or run 'patchkeeper runtime audit --save-evidence' "
-            "first (or set evidence = true in [tool.patchkeeper.report])",
+            hint="configure the series, or run 'patchkeeper runtime audit --to NEW "
+            "--save-evidence' first (NEW: the release to move to; or set evidence = true in "
+            "[tool.patchkeeper.report])",
         )
     existing = load(settings.decisions_file)
     replaced = _replace_stale(settings.decisions_file, existing, items, evidence, config.source)

@@ -85,6 +85,41 @@ NO_DECISION_HINT = (
     "run patchkeeper decide to suggest one from the evidence, or write its decision in "
     "the decisions file"
 )
+#: The same for an item no saved evidence judges: ``decide`` suggests from the verdicts of
+#: the saved ``audit``/``port`` (a series patch) or ``runtime audit`` (a runtime entry), so
+#: the command that saves one comes first.
+NO_EVIDENCE_HINTS = {
+    SERIES: "no saved audit judges it: run patchkeeper audit --to NEW --save-evidence (NEW: "
+    "the release to move to), then patchkeeper decide to suggest one from its verdict; or "
+    "write its decision in the decisions file",
+    RUNTIME: "no saved runtime audit judges it: run patchkeeper runtime audit --to NEW "
+    "--save-evidence (NEW: the release to move to), then patchkeeper decide to suggest one "
+    "from its verdict; or write its decision in the decisions file",
+}
+#: The same for an item whose verdict suggests no decision (``decide`` leaves it to a person).
+NO_SUGGESTION_HINT = (
+    "the {source} verdict ({verdict}) suggests no decision: write its decision in the "
+    "decisions file"
+)
+
+
+def no_decision_hint(item: Item) -> str:
+    """What to do about ``item``, present and without a decision: save the evidence
+    ``decide`` suggests from when none judges it, write the decision when its verdict
+    suggests none, else run ``decide``.
+
+    >>> no_decision_hint(Item(SERIES, "a.patch", "patches/a.patch"))[:60]
+    'no saved audit judges it: run patchkeeper audit --to NEW --s'
+    >>> no_decision_hint(Item(SERIES, "a.patch", "", verdict="unreadable", source="audit"))[:60]
+    'the audit verdict (unreadable) suggests no decision: write i'
+    """
+    if not item.verdict:
+        return NO_EVIDENCE_HINTS.get(item.kind, NO_EVIDENCE_HINTS[RUNTIME])
+    if not item.suggested:
+        return NO_SUGGESTION_HINT.format(source=item.source, verdict=item.verdict)
+    return NO_DECISION_HINT
+
+
 DROPPED_HINTS = {
     SERIES: "run patchkeeper retire {key} --at VERSION --why TEXT, or decide to keep it",
     RUNTIME: "take the entry out of the plugin's code, or decide to keep it",
@@ -342,7 +377,13 @@ def row_findings(
         )
     if item is not None and item.present and not decided:
         out.append(
-            _about(NO_DECISION, row, f"the {what} `{row.key}`", "has no decision", NO_DECISION_HINT)
+            _about(
+                NO_DECISION,
+                row,
+                f"the {what} `{row.key}`",
+                "has no decision",
+                no_decision_hint(item),
+            )
         )
     if item is not None and item.present and decided in DROPS:
         place = "the series" if row.kind == SERIES else f"the code (`{item.where}`)"

@@ -1,7 +1,8 @@
 """Which options refuse an empty value as "needs a value": one rule for the command line
 (:func:`patchkeeper.commands.cli.refuse_option_as_value`) and the MCP server's check of a
-call's arguments (:func:`patchkeeper.agents.calls.check_arguments`), so that ``--python ''``
-and ``python: ""`` are refused in the same words."""
+call's arguments (:func:`patchkeeper.agents.calls.check_arguments`), so that ``--python ''``,
+``--python=' '`` and ``python: " "`` are refused in the same words: a value is empty when it
+is blank (:func:`blank`), however it was given."""
 
 from __future__ import annotations
 
@@ -50,3 +51,15 @@ def refuses_empty(option: click.Option) -> bool:
         or (option.type is click.STRING and not set(option.opts) & JUDGED_WHEN_EMPTY)
         or set(option.opts) & RELEASE_OPTIONS
     )
+
+
+def blank(value: str) -> bool:
+    """Whether ``value`` is empty or only whitespace (``''``, ``' '``, a tab): a value no
+    option that :func:`refuses_empty` takes means as it is given. A blank path is a file or
+    directory named by spaces, which no one meant; a blank release, name or interpreter is
+    none at all.
+
+    >>> blank(""), blank(" \\t"), blank(" x ")
+    (True, True, False)
+    """
+    return not value.strip()

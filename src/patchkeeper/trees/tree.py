@@ -497,6 +497,100 @@ def archive_tree(archive: Path, config: Config) -> Tree:
     return _fetched_tree(unpack_local(archive.expanduser(), config.upstream), config)
 
 
+def local_releases(config: Config) -> tuple[Path, dict[str, Path]] | None:
+    """The directory the downstream keeps its upstream's releases in, and the releases
+    there (version -> path, as ``audit --releases`` reads them:
+    :func:`patchkeeper.trees.releases.directory_releases`): the directory of the configured
+    ``pristine`` when that is a local release of the configured upstream beside others
+    (``pristine = "../upstream/minihttp-1.0"`` with ``minihttp-1.1`` there). ``None`` when
+    the pristine is no such release (a requirement, a checkout, a directory of another
+    name, or alone in its directory): its releases come from the package indexes."""
+    if not config.pristine or not config.upstream:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    pristine = Path(os.path.normpath(config.root / Path(config.pristine).expanduser()))
+    if not os.path.lexists(pristine) or not pristine.parent.is_dir():
+        return None
+    from patchkeeper.trees.releases import directory_releases
+
+    try:
+        found = directory_releases(Requirement(config.upstream), pristine.parent)
+    except (InvalidRequirement, TargetError, OSError):
+        return None
+    kept = {Path(os.path.normpath(path)) for path in found.values()}
+    if len(found) < 2 or not {pristine, pristine / pristine.name} & kept:
+        return None
+    return pristine.parent, found
+
+
+def local_release(spec: str, config: Config, what: str) -> Tree | None:
+    """The release ``spec`` names exactly (``minihttp==1.1``), read from the directory the
+    downstream keeps its releases in (:func:`local_releases`), not fetched: the project
+    of that name on the package index may be another one (the example's *minihttp* is not
+    the index's). ``None`` when there is no such directory, or ``spec`` is no exact
+    requirement of the configured upstream: it is fetched as usual.
+
+    Raises:
+        TargetError: the directory holds no release of that version, naming it, the
+            releases there and how to add one; the package indexes are not asked.
+    """
+    local = local_releases(config)
+    if local is None:
+        return None
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.utils import canonicalize_name
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        requirement = Requirement(spec)
+    except InvalidRequirement:
+        return None
+    specifiers = list(requirement.specifier)
+    upstream = canonicalize_name(config.upstream or "")
+    if (
+        canonicalize_name(requirement.name) != upstream
+        or len(specifiers) != 1
+        or specifiers[0].operator not in ("==", "===")
+        or "*" in specifiers[0].version
+    ):
+        return None
+    where, found = local
+    wanted = specifiers[0].version
+    for version, path in found.items():
+        try:
+            same = Version(version) == Version(wanted)
+        except InvalidVersion:
+            same = version == wanted
+        if same:
+            return (
+                directory_tree(path, config, what) if path.is_dir() else archive_tree(path, config)
+            )
+    from patchkeeper.config import dotted_key_line
+
+    listed = sorted(found, key=_version_order)
+    raise TargetError(
+        f"{what} {spec} is not among the releases in {where}: {', '.join(listed)} (the "
+        f"directory of the configured pristine, where this downstream keeps "
+        f"{requirement.name}'s releases; the package indexes were not asked)",
+        path=config.source,
+        line=dotted_key_line(config.source, "pristine"),
+        hint=f"pass one of those ({requirement.name}=={listed[-1]}), or the release's "
+        "directory or sdist file; a release from the package index goes there first: pip "
+        f"download --no-deps --no-binary :all: {requirement.name}=={wanted} -d {where}",
+    )
+
+
+def _version_order(version: str) -> tuple[int, object]:
+    """A sort key of versions, oldest first; a version that is no PEP 440 one last."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return (0, Version(version))
+    except InvalidVersion:
+        return (1, version)
+
+
 def spec_tree(
     spec: str, config: Config, what: str = "the target directory", hint: str | None = None
 ) -> Tree:
@@ -528,6 +622,9 @@ def spec_tree(
         # a path that is there is a path (:func:`parsed_requirement` reads it so, and skips
         # the project check): a named pipe called ``pipe`` fetched as the project pipe
         return directory_tree(Path(spec).expanduser(), config, what)
+    local = local_release(spec, config, what)
+    if local is not None:
+        return local
     try:
         return requirement_tree(spec, config)
     except FetchError as exc:
