@@ -112,3 +112,29 @@ def test_the_projects_own_release_is_still_audited(cli, tmp_path: Path) -> None:
         0,
         ["clean", "clean"],
     )
+
+
+def test_another_projects_sdist_as_the_pristine_tree_is_refused(cli, tmp_path: Path) -> None:
+    """Weighed against it, ``verify`` found every file of the target drifted and ``audit``
+    read the other project's lines as the old pin's."""
+    down = _downstream(tmp_path)
+    marsh = (tmp_path / "marsh-4.0.0").resolve()
+    message = (
+        "is marsh 4.0.0, as its own metadata says, not evlet, the configured upstream, and it "
+        "holds only 1 of the 2 files the series changes"
+    )
+    hint = (
+        "pass --pristine a tree of evlet (evlet==VERSION fetches its release), or fix "
+        "'upstream' in the configuration"
+    )
+    target = ("--target", "../evlet-0.39.1")
+    runs = {
+        "the pristine reference (--pristine)": ("audit", "--to", "../evlet-0.39.1"),
+        "the pristine reference": ("verify", *target),
+    }
+    for what, args in runs.items():
+        run = cli(*args, "--pristine", "../marsh-4.0.0", "--json", cwd=down)
+        assert (run.code, json.loads(run.out)["error"]) == (
+            2,
+            {"message": f"{what} {message}", "file": str(marsh), "line": None, "hint": hint},
+        )

@@ -910,7 +910,7 @@ def _refuse_misplaced_pristine(
             patches = load_series(config)[1]
         except PatchkeeperError:
             return
-    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE)
+    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream)
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
