@@ -359,10 +359,27 @@ def taken_earlier(releases: Sequence[ReleaseVerdicts]) -> list[ReleaseVerdicts]:
     return out
 
 
-def next_pin(releases: Sequence[ReleaseVerdicts]) -> str | None:
-    """The highest release where no patch is :data:`BLOCKING`, else ``None``."""
+def next_pin(releases: Sequence[ReleaseVerdicts], pin: str | None = None) -> str | None:
+    """The highest release where no patch is :data:`BLOCKING`, else ``None``. A release
+    older than ``pin`` (PEP 440) is never one: moving the pin back is no upgrade, so a
+    range wholly below the pin has no next pin, whatever its verdicts.
+
+    >>> ok = ReleaseVerdicts("0.9", "tree 0.9", ())
+    >>> next_pin([ok], None), next_pin([ok], "1.0"), next_pin([ok], "0.9")
+    ('0.9', None, '0.9')
+    """
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        floor = Version(pin) if pin is not None else None
+    except InvalidVersion:
+        floor = None
     for release in reversed(releases):
-        if not release.blocking:
+        try:
+            older = floor is not None and Version(release.version) < floor
+        except InvalidVersion:
+            older = False
+        if not release.blocking and not older:
             return release.version
     return None
 

@@ -92,7 +92,7 @@ def audit_range(config: Config, request: AuditRequest) -> HorizonResult:
         requirement=to.strip(),
         releases=tuple(judged),
         patches=tuple(v.name for v in judged[0].verdicts) if judged else (),
-        next_pin=next_pin(judged),
+        next_pin=next_pin(judged, config.pin),
         pin_tree=old.label if old is not None else None,
         pin_note=note,
         releases_dir=str(releases.resolve()) if releases is not None else None,

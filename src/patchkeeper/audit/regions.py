@@ -64,6 +64,9 @@ class Region:
         left: how many of those the new release's function holds (when it is gone: the new
             release's file, anywhere).
         gone: the new release's file no longer defines a function of that name.
+        added: how many lines the new release's function has that it did not have at the
+            pin (in order, as ``changed`` counts the other way): code upstream put in
+            beside the lines it kept, so a hunk can fail where no line of the pin changed.
     """
 
     name: str
@@ -72,6 +75,7 @@ class Region:
     total: int
     left: int
     gone: bool = False
+    added: int = 0
 
     @property
     def changed_share(self) -> float:
@@ -301,7 +305,7 @@ def hunk_region(path: str, hunk: Hunk, pin: Sequence[bytes], new: Sequence[bytes
     kept = sum(block.size for block in matcher.get_matching_blocks())
     there = Counter(best[2])
     left = sum(1 for text in pre if _take(there, text))
-    return Region(name, len(old), len(old) - kept, len(pre), left)
+    return Region(name, len(old), len(old) - kept, len(pre), left, added=len(best[1]) - kept)
 
 
 def _take(counts: Counter[bytes], text: bytes) -> bool:
@@ -324,9 +328,12 @@ def region_text(named: Sequence[tuple[str, Region]]) -> str:
                 f"of the hunk's {region.total} lines"
             )
         else:
+            # "0 of the 55 lines changed" alone reads as "upstream left it alone", where
+            # a hunk failing in it says otherwise: the lines upstream put in are named then
+            added = f" (but {region.added} added)" if region.added and not region.changed else ""
             parts.append(
                 f"{region.changed} of the {region.size} lines of `{region.name}` ({ref}) "
-                f"changed, {region.left} of the hunk's {region.total} lines left there"
+                f"changed{added}, {region.left} of the hunk's {region.total} lines left there"
             )
     if not parts:
         return ""

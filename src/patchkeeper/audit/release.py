@@ -56,7 +56,7 @@ def pin_tree(
         given = spec_tree(spec, config, what)
         refuse_unpacked_parent(given, what, "pass --pristine {}")
         if patches is not None:
-            refuse_misplaced(given, patches, what, OPTION_PRISTINE)
+            refuse_misplaced(given, patches, what, OPTION_PRISTINE, config.upstream)
         return given, None
     try:
         pristine = pristine_for(config, tree, None)

@@ -1007,7 +1007,7 @@ def _refuse_misplaced_pristine(
             patches = load_series(config)[1]
         except PatchkeeperError:
             return
-    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE)
+    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream)
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
@@ -1045,7 +1045,8 @@ def refuse_misplaced(
     configured project), such a directory is refused too when it is empty, or when its own
     metadata (``PKG-INFO``, a checkout's ``pyproject.toml``) names another project: another
     release's sdist given by mistake, which a release's file name or a requirement would
-    have been refused for.
+    have been refused for; so is one whose metadata names another project and that holds
+    at most half of those files (the few every project has, ``pyproject.toml``).
 
     Raises:
         TargetError: naming the directory, with where the files are and what to pass
@@ -1059,7 +1060,15 @@ def refuse_misplaced(
     paths = sorted(
         {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
     )
-    if not paths or any(os.path.isfile(tree.base / path) for path in paths):
+    if not paths:
+        return
+    present = sum(1 for path in paths if os.path.isfile(tree.base / path))
+    if present:
+        # another project's sdist shares a few of the files every project has
+        # (pyproject.toml, MANIFEST.in): judged as the new release, the patches to the
+        # others would be 'target gone', and those that delete tests 'upstreamed', retire
+        if upstream and present * 2 <= len(paths):
+            _refuse_other_project(tree, upstream, what, option, len(paths), present)
         return
     directory = tree.base.relative_to(tree.root).as_posix()
     hint = layout_hint(tree.root, "" if directory == "." else directory, paths, option)
@@ -1076,12 +1085,16 @@ def refuse_misplaced(
         _refuse_other_project(tree, upstream, what, option, len(paths))
 
 
-def _refuse_other_project(tree: Tree, upstream: str, what: str, option: str, count: int) -> None:
-    """Refuse a directory that holds none of the ``count`` files the series changes and is
-    empty, or declares another project than ``upstream`` (:func:`refuse_misplaced`)."""
+def _refuse_other_project(
+    tree: Tree, upstream: str, what: str, option: str, count: int, present: int = 0
+) -> None:
+    """Refuse a directory that holds ``present`` (at most half) of the ``count`` files the
+    series changes and declares another project than ``upstream``, or holds none of them
+    and is empty (:func:`refuse_misplaced`)."""
     from patchkeeper.upstream.fetch import canonical_name
 
-    none = f"none of the {count} file{'s' if count != 1 else ''} the series changes"
+    files = f"{count} file{'s' if count != 1 else ''} the series changes"
+    none = f"only {present} of the {files}" if present else f"none of the {files}"
     label = tree.label
     declared = label.name if isinstance(label, TargetLabel) else None
     if declared and canonical_name(declared) != canonical_name(upstream):
@@ -1094,6 +1107,8 @@ def _refuse_other_project(tree: Tree, upstream: str, what: str, option: str, cou
             hint=f"pass {option} a tree of {upstream} ({upstream}==VERSION fetches its "
             "release), or fix 'upstream' in the configuration",
         )
+    if present:
+        return
     try:
         empty = not any(tree.root.iterdir())
     except OSError:

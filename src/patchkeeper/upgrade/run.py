@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from patchkeeper.config import Config, load_config
+from patchkeeper.constants import OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
     Interrupted,
@@ -71,12 +72,17 @@ from patchkeeper.record.decide import replace_stale
 from patchkeeper.record.decisions import DROPS, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.settings import report_settings
-from patchkeeper.series.load import load_series
+from patchkeeper.series.load import load_series, load_series_tolerant
 from patchkeeper.series.parse import parse_series
 from patchkeeper.system.deferred import interrupt_deferred
 from patchkeeper.system.english import plural
 from patchkeeper.trees.transaction import locked, locked_folder
-from patchkeeper.trees.tree import check_tree_given, spec_tree
+from patchkeeper.trees.tree import (
+    check_tree_given,
+    refuse_misplaced,
+    refuse_unpacked_parent,
+    spec_tree,
+)
 from patchkeeper.upgrade.branch import (
     branch_base,
     commit_step,
@@ -296,8 +302,10 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
     kept in the state for the command that verifies the result (:func:`verify_commands`).
 
     Raises:
-        TargetError: a directory that does not exist, a file that is no release, or (for
-            the runtime steps) a tree without the upstream's packages.
+        TargetError: a directory that does not exist, a file that is no release, a
+            directory that holds only the unpacked sdist's own directory or another
+            project's tree (:func:`patchkeeper.trees.tree.refuse_misplaced`), or (for the
+            runtime steps) a tree without the upstream's packages.
         FetchError: a requirement that cannot be fetched, naming its option.
     """
     from patchkeeper.runtime.lookup.targets import NEW_UPSTREAM, require_upstream
@@ -305,7 +313,12 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
 
     new_tree = ""
     if series:
-        tree = spec_tree(state.to, config, "the new upstream (--to)")
+        what = "the new upstream (--to)"
+        tree = spec_tree(state.to, config, what)
+        # the audit step refuses these trees too, but only after the upgrade has begun
+        refuse_unpacked_parent(tree, what, f"pass {OPTION_TO} {{}}")
+        patches = load_series_tolerant(config)[1]
+        refuse_misplaced(tree, patches, what, OPTION_TO, config.upstream)
         new_tree = state.to if os.path.isdir(state.to) else str(tree.root)
         old_tree(config, state.source)
     if runtime:
