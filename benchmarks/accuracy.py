@@ -554,11 +554,14 @@ def make_downstream(upgrade: Upgrade, debian: Path, work: Path) -> Path:
 
 
 def run_audit(
-    downstream: Path, requirement: str, pristine: Path | None = None
+    downstream: Path,
+    requirement: str,
+    pristine: Path | None = None,
+    extra: tuple[str, ...] = (),
 ) -> tuple[dict[str, Any], float]:
     """Run ``patchkeeper -C DOWNSTREAM audit --to REQUIREMENT --json`` (``REQUIREMENT``: a
     requirement or a directory; with ``pristine``, ``--pristine PRISTINE`` too, the pin's
-    tree); return (JSON, seconds).
+    tree; ``extra``: more options, ``--between``); return (JSON, seconds).
 
     Raises:
         RuntimeError: the audit exited 2 or 3 without verdicts (exit 2 with verdicts: a
@@ -568,6 +571,7 @@ def run_audit(
     command = [patchkeeper_command(), "-C", str(downstream), "audit", "--to", requirement]
     if pristine is not None:
         command += ["--pristine", str(pristine)]
+    command += extra
     start = time.perf_counter()
     done = subprocess.run(
         [*command, "--json"], capture_output=True, text=True, stdin=subprocess.DEVNULL
@@ -669,8 +673,10 @@ def run_baseline(
     return verdicts, time.perf_counter() - start, actions
 
 
-def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
-    """Fetch, audit and baseline one upgrade; errors land in the result, not raised."""
+def run_upgrade(upgrade: Upgrade, at_pin: bool = False, between: bool = False) -> UpgradeResult:
+    """Fetch, audit and baseline one upgrade; errors land in the result, not raised. With
+    ``between``, an upgrade on the sdists is audited with ``--between`` (the releases
+    between the pin and the new one, fetched into the cache as the CLI fetches them)."""
     result = UpgradeResult(upgrade)
     try:
         debian = fetch_series(upgrade.source, upgrade.suite)
@@ -703,7 +709,8 @@ def run_upgrade(upgrade: Upgrade, at_pin: bool = False) -> UpgradeResult:
                 audit, result.audit_seconds = run_audit(downstream, str(to), pin)
             else:
                 requirement = f"{upgrade.upstream}=={version}"
-                audit, result.audit_seconds = run_audit(downstream, requirement)
+                extra = ("--between",) if between and not at_pin else ()
+                audit, result.audit_seconds = run_audit(downstream, requirement, None, extra)
         except RuntimeError as error:
             result.error = str(error)
             return result
@@ -1382,6 +1389,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, help=f"the report file (default {RESULTS})")
     parser.add_argument("--at-pin", action="store_true", help="audit against the pin instead")
     parser.add_argument(
+        "--between",
+        action="store_true",
+        help="audit the sdist upgrades with --between (the releases between pin and new)",
+    )
+    parser.add_argument(
         "--set",
         default=",".join(SETS),
         help=f"comma-separated sets to run (default {','.join(SETS)})",
@@ -1399,16 +1411,18 @@ def main(argv: list[str] | None = None) -> int:
     for warning in warnings:
         print(f"accuracy: warning: {warning}", file=sys.stderr)
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(lambda u: run_upgrade(u, args.at_pin), upgrades))
+        results = list(pool.map(lambda u: run_upgrade(u, args.at_pin, args.between), upgrades))
     if args.at_pin:
         sys.stdout.write(render_at_pin(results))
         return 1 if any(r.error for r in results) else 0
     command = "python benchmarks/accuracy.py" + (f" --only {args.only}" if args.only else "")
+    if args.between:
+        command += " --between"
     if args.set != ",".join(SETS):
         command += f" --set {args.set}"
     report = render(results, command)
     sys.stdout.write(report)
-    whole = not args.only and args.set == ",".join(SETS)
+    whole = not args.only and args.set == ",".join(SETS) and not args.between
     markdown = args.markdown or (RESULTS if whole else None)
     if markdown is not None:
         markdown.parent.mkdir(parents=True, exist_ok=True)

@@ -83,7 +83,7 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
     }
     assert ledger.output_schema["properties"]["command"] == {"const": "ledger"}
     audit = tools["audit"].input_schema
-    assert list(audit["properties"]) == ["config", "directory", "to", "pristine"]
+    assert list(audit["properties"]) == ["config", "directory", "to", "pristine", "between"]
     assert audit["required"] == ["to"]
     assert list(tools["horizon"].input_schema["properties"]) == [
         "config",

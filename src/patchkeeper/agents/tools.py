@@ -159,6 +159,7 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "horizon",
         ("audit",),
+        omit=frozenset({"between"}),  # a range judges every release between anyway
         ranges=True,
         summary="Audit every release of a range (--to 'PROJECT>=A,<B'): the upgrade "
         "horizon, the last release each patch still applies to.",

@@ -13,16 +13,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from patchkeeper.audit.between import (
+    BetweenReleases,
+    between_range,
+    decide,
+    facts,
+    failing,
+    fetch_between,
+    index_versions,
+    not_judged,
+)
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import PatchVerdict, unreadable_verdict
 from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.errors import FetchError, PatchFormatError, TargetError
-from patchkeeper.series.engine import Workspace
+from patchkeeper.series.engine import FileState, Workspace
 from patchkeeper.series.load import load_series_tolerant
 from patchkeeper.series.model import Patch, Series
 from patchkeeper.trees.tree import (
+    REQUIREMENT,
     Tree,
     check_paths,
     pristine_for,
@@ -81,11 +92,16 @@ class AuditRequest:
             package indexes' releases.
         pristine: the old pin's tree (``--pristine``): a directory or a requirement; default
             ``None``, the configured ``pristine``, else ``upstream==pin``.
+        between: for one release given as ``NAME==VERSION``, also judge the releases
+            between the pin and it for the patches that fail there
+            (:mod:`patchkeeper.audit.between`; ``--between``); default ``False``: one
+            release, one download.
     """
 
     to: str
     releases: Path | None = None
     pristine: str | None = None
+    between: bool = False
 
 
 def in_series_order(
@@ -129,6 +145,11 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     pin = TreeSearch(old.base, old.label) if old is not None else None
     judged = judge_series(ws, patches, TreeSearch(tree.base, tree.label), pin, tree.version)
     verdicts = in_series_order(series, judged, unreadable)
+    between = None
+    if request.between and any(failing(v) for v in verdicts):
+        between, verdicts = releases_between(
+            config, to, tree, (old, pin), (series, patches, unreadable), verdicts
+        )
     result = AuditResult(
         series=str(series.path),
         pin=config.pin,
@@ -137,5 +158,56 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
         verdicts=verdicts,
         pin_tree=old.label if old is not None else None,
         pin_note=note,
+        between=between,
     )
     return result
+
+
+def releases_between(
+    config: Config,
+    to: str,
+    tree: Tree,
+    pinned: tuple[Tree | None, TreeSearch | None],
+    loaded: tuple[Series, list[Patch], Sequence[tuple[str, PatchFormatError]]],
+    verdicts: tuple[PatchVerdict, ...],
+) -> tuple[BetweenReleases | None, tuple[PatchVerdict, ...]]:
+    """The releases between the pin and ``tree`` (the release ``to`` asked for) judged for
+    the patches that fail at ``tree`` (:mod:`patchkeeper.audit.between`), and ``verdicts``
+    decided on them; ``(None, verdicts)`` when ``to`` is no release of the configured
+    upstream on the indexes (a directory, a file) or there is no pin. ``pinned`` is the old
+    pin's tree and its search, ``loaded`` the series, its patches and those that cannot be
+    read. A release between that cannot be had leaves every verdict as it is, with a note
+    saying why (the audit of ``tree`` is whole without them)."""
+    old, pin = pinned
+    span = between_range(config, to, tree.version) if tree.kind == REQUIREMENT else None
+    if span is None:
+        return None, verdicts
+    if old is None or pin is None:
+        return not_judged("the old pin's tree could not be had"), verdicts
+    series, patches, unreadable = loaded
+    try:
+        versions = index_versions(config, span)
+        trees = fetch_between(config, span.name, versions)
+        for between_tree in trees:
+            check_paths(between_tree, patches)
+    except (FetchError, TargetError) as exc:
+        return not_judged(exc.message), verdicts
+    # only the series' own files are asked (a patch's post-image there, at its place): no
+    # search of the whole tree, whose answers (moved content, changelogs) no strong rule
+    # reads; and a release whose files the series touches are those of the release judged
+    # before it has its verdicts (most patch releases change none of them)
+    paths = sorted({path for patch in patches for path in patch.touched_paths})
+    judged: list[tuple[PatchVerdict, ...]] = []
+    seen: tuple[FileState | None, ...] | None = None
+    for version, between_tree in zip(versions, trees):
+        read = between_tree.reader()
+        states = tuple(read(path) for path in paths)
+        if judged and states == seen:
+            judged.append(judged[-1])
+            continue
+        found = judge_series(Workspace(read), patches, None, pin, version)
+        judged.append(in_series_order(series, found, unreadable))
+        seen = states
+    names = [v.name for v in verdicts if failing(v)]
+    known = facts(names, versions, judged)
+    return known, decide(verdicts, known, tree.version or to)

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
+from patchkeeper.audit.between import BetweenReleases
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CLEAN,
@@ -19,6 +20,7 @@ from patchkeeper.audit.verdicts import (
     PatchVerdict,
     plainly_upstream,
 )
+from patchkeeper.jsonable import ABSENT_WHEN_NONE
 
 #: The order the verdicts are counted in wherever an audit is summed up (``audit``'s closing
 #: line, its Markdown report, ``upgrade``'s audit step): the patches that apply first, then
@@ -48,6 +50,11 @@ class AuditResult:
         pin_tree: the old pin's tree the evidence was weighed against (lines already there
             at the pin prove nothing), described; ``None`` when it could not be had.
         pin_note: why the old pin's tree could not be had, else ``None``.
+        between: the releases between the pin and the audited one, judged for the patches
+            that fail at it (:mod:`patchkeeper.audit.between`: the facts, or why they were
+            not had); ``None`` when none was asked about (every patch applies or is
+            upstream, no ``--between``, or the audited release is no index release), and
+            then absent from the JSON form.
     """
 
     series: str
@@ -57,6 +64,7 @@ class AuditResult:
     verdicts: tuple[PatchVerdict, ...]
     pin_tree: str | None = None
     pin_note: str | None = None
+    between: BetweenReleases | None = field(default=None, metadata=ABSENT_WHEN_NONE)
 
     @property
     def counts(self) -> dict[str, int]:

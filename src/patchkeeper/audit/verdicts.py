@@ -96,7 +96,7 @@ from patchkeeper.audit.upstreamed import (
 )
 from patchkeeper.constants import DecisionWord, WordEnum
 from patchkeeper.errors import PatchFormatError
-from patchkeeper.jsonable import FILE_NAME
+from patchkeeper.jsonable import ABSENT_WHEN_NONE, FILE_NAME
 from patchkeeper.series.engine import (
     EXISTS,
     FileOutcome,
@@ -236,6 +236,12 @@ class PatchVerdict:
         rule: the rule that decided the verdict and its action, one of
             :data:`patchkeeper.audit.rules.RULES` (:func:`action_of` names the rule that
             changed what to do, when one did); ``""`` for a verdict not finished yet.
+        taken_at: a release between the old pin and the audited one that had the patch by
+            a strong rule (it reverse-applies there, or every hunk's post-image is there:
+            :mod:`patchkeeper.audit.between`): on an *upstreamed* verdict, upstream took it
+            there and changed its lines since (*retire*); on another verdict, it applies
+            again at a later release, as if upstream had reverted it (*look*); ``None``
+            otherwise (and absent from the JSON form).
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -261,6 +267,7 @@ class PatchVerdict:
     new_places: str = ""
     rewritten: str = ""
     rule: str = ""
+    taken_at: str | None = field(default=None, metadata=ABSENT_WHEN_NONE)
 
     @property
     def share(self) -> tuple[int, int]:
@@ -2417,6 +2424,12 @@ UNREADABLE_REASON = "the patch file cannot be read: fix it, then audit again"
 
 #: The reason of the one unconditional *retire*: no part of the evidence asks for a review.
 UPSTREAM_HAS_IT = "upstream has it"
+#: Why a failing patch that a release between the pin and the audited one had, and a later
+#: one applies again, is looked at (:mod:`patchkeeper.audit.between`).
+TAKEN_REVERTED_REASON = (
+    "upstream had it at an earlier release and a later one lacks it again; decide whether "
+    "upstream reverted it"
+)
 
 
 def plainly_upstream(verdict: PatchVerdict) -> bool:
@@ -2443,6 +2456,8 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
         return PORT, NEW_PLACES_REASON, Rule.NEW_PLACES
     if verdict.verdict in (CLEAN, OFFSET):
         return CARRY, "it applies", Rule.APPLIES
+    if verdict.taken_at is not None and verdict.verdict != UPSTREAMED:
+        return LOOK, TAKEN_REVERTED_REASON, Rule.TAKEN_EARLIER
     if verdict.verdict == UPSTREAMED:
         if verdict.elsewhere:
             reason = "upstream has it at one place; decide whether the other needs it"

@@ -44,7 +44,7 @@ def run(
 
     Raises: as :func:`patchkeeper.audit.release.audit_release`.
     """
-    result = audit_release(config, request)
+    result = audit_release(config, request)  # the releases between too, as asked
     line = command_line(["audit"], request_options(command, request), argv)
     evidence_store.keep(config, "audit", result, line, save_evidence)
     return result
@@ -65,6 +65,13 @@ def run(
 @pristine_option(
     "The old pin's tree, to weigh the evidence against: a directory or a requirement "
     "(default: the configured pristine, else upstream==pin)."
+)
+@click.option(
+    "--between",
+    is_flag=True,
+    help="With one release NAME==VERSION: also judge the releases between the pin and it "
+    "(fetched into the cache) for the patches that fail there; one a release between has "
+    "(it reverse-applies there) is upstreamed at that release, changed since.",
 )
 @pull_request_markdown_option
 @save_evidence_option

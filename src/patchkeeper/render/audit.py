@@ -23,6 +23,23 @@ def _pin_line(result: AuditResult) -> str:
     )
 
 
+def _between_lines(result: AuditResult) -> list[str]:
+    """The releases between the pin and the audited one that were judged for the failing
+    patches (:attr:`AuditResult.between`), or why they could not be had; none when none
+    was asked about."""
+    between = result.between
+    if between is None:
+        return []
+    if between.note is not None:
+        return [f"the releases between the pin and this one could not be had ({between.note})"]
+    if not between.versions:
+        return [f"no release between the pin and this one in {between.source}"]
+    return [
+        f"releases between the pin and this one, judged for the failing patches: "
+        f"{', '.join(between.versions)}"
+    ]
+
+
 def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
     from patchkeeper.render.terminal import failure_lines, hunk_lines
 
@@ -51,7 +68,7 @@ def audit_text(result: AuditResult) -> str:
     head = f"audit of {result.series}"
     if result.pin:
         head += f" (pin {result.pin})"
-    lines = [head, f"against {result.target}", _pin_line(result), ""]
+    lines = [head, f"against {result.target}", _pin_line(result), *_between_lines(result), ""]
     names = [shown_name(v.name) for v in result.verdicts]
     width = max((len(name) for name in names), default=5)
     rows = [(n.ljust(width), v.verdict, v.summary) for n, v in zip(names, result.verdicts)]
@@ -83,6 +100,7 @@ def audit_markdown(result: AuditResult) -> str:
         + (f", pinned to {result.pin}" if result.pin else "")
         + f", against {result.target}; {_pin_line(result)}."
     )
+    out.extend(f"{escape_inline(line)}." for line in _between_lines(result))
     out.append("")
     out.append(f"**{tally(len(result.verdicts), result.counts_line)}.**")
     out.append("")

@@ -1,0 +1,201 @@
+"""``audit --to NAME==VERSION --between`` also judges the releases between the pin and that release
+for the patches that fail there: a backport upstream took at the middle release and changed
+at the last is *upstreamed at 1.1, changed since* (to do: retire), that release its evidence,
+where the last release alone calls it a conflict to port (the shape of Debian's xmltodict
+series, cut against 0.13.0: a fix 0.15.0 took and 1.0.4 rewrote around). The releases are
+three sdists written here, served by a package index on disk. A patch of our own that
+conflicts stays a port, and one upstream had and a later release lacks again is looked at."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from helpers import LocalIndex, make_tar, write_files
+
+HEAD = """class Worker:
+    def transfer_async(self, stream, job_id):
+        event = stream.record()
+
+"""
+TAIL = """        if self._transfers:
+            last = self._transfers[-1]
+            stream.wait_event(last.end_event)
+        self.retries = 3
+        return event
+"""
+#: the pin, 1.0
+OLD = (
+    HEAD
+    + """        if self.gpu_to_cpu:
+            # wait for model computation to finish before offloading
+            stream.wait_stream(current_stream())
+"""
+    + TAIL
+)
+#: 1.1 takes the backport as it is
+MID = (
+    HEAD
+    + """        # Stores must wait for the model to finish writing the KV they read.
+        # Loads must wait for pending writes to their destination blocks.
+        stream.wait_stream(current_stream())
+"""
+    + TAIL
+)
+#: 1.2 rewrites its comment and the stream it waits on, and our own line beside it
+NEW = (
+    HEAD
+    + """        # Stores must wait for the model to finish writing the KV they read;
+        # loads must wait for pending zeroing of a reallocated block.
+        stream.wait_stream(compute_stream())
+"""
+    + TAIL.replace("self.retries = 3", "self.retries = 5")
+)
+
+BACKPORT = """Subject: wait for the compute stream before offloading
+
+--- a/pkg/worker.py
++++ b/pkg/worker.py
+@@ -2,9 +2,9 @@ class Worker:
+     def transfer_async(self, stream, job_id):
+         event = stream.record()
+ 
+-        if self.gpu_to_cpu:
+-            # wait for model computation to finish before offloading
+-            stream.wait_stream(current_stream())
++        # Stores must wait for the model to finish writing the KV they read.
++        # Loads must wait for pending writes to their destination blocks.
++        stream.wait_stream(current_stream())
+         if self._transfers:
+             last = self._transfers[-1]
+             stream.wait_event(last.end_event)
+"""
+
+OWN = """Subject: four retries
+
+--- a/pkg/worker.py
++++ b/pkg/worker.py
+@@ -8,5 +8,5 @@ class Worker:
+         if self._transfers:
+             last = self._transfers[-1]
+             stream.wait_event(last.end_event)
+-        self.retries = 3
++        self.retries = 4
+         return event
+"""
+
+CONFIG = 'upstream = "pk-demo"\npin = "1.0"\nseries = "patches/series"\n'
+
+
+def publish(index: LocalIndex, releases: list[tuple[str, str]]) -> None:
+    """Each ``(version, text of pkg/worker.py)`` as the sdist ``pk_demo-VERSION.tar.gz``."""
+    for version, worker in releases:
+        top = f"pk_demo-{version}"
+        data = make_tar(
+            [
+                (f"{top}/PKG-INFO", f"Name: pk-demo\nVersion: {version}\n".encode()),
+                (f"{top}/pkg/__init__.py", b""),
+                (f"{top}/pkg/worker.py", worker.encode()),
+            ]
+        )
+        index.publish("pk-demo", f"pk_demo-{version}.tar.gz", data)
+
+
+def downstream(tmp_path: Path) -> Path:
+    root = tmp_path / "downstream"
+    series = {
+        "patches/series": "wait-stream.patch\nretries.patch\n",
+        "patches/wait-stream.patch": BACKPORT,
+        "patches/retries.patch": OWN,
+    }
+    write_files(root, {**series, "patchkeeper.toml": CONFIG})
+    return root
+
+
+def audit(cli, root: Path, *options: str) -> dict:
+    run = cli("audit", *options, "--json", cwd=root)
+    assert run.code == 1, run.err
+    return json.loads(run.out)
+
+
+def test_taken_at_the_middle_release_and_changed_since_is_retired(
+    cli, tmp_path: Path, local_index: LocalIndex
+) -> None:
+    # 1.1.1 changes nothing of the series' files: judged as 1.1 was, without a second look
+    publish(local_index, [("1.0", OLD), ("1.1", MID), ("1.1.1", MID), ("1.2", NEW)])
+    root = downstream(tmp_path)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+
+    report = audit(cli, root, "--to", "pk-demo==1.2", "--between")
+
+    backport, own = report["verdicts"]
+    assert (backport["verdict"], backport["action"], backport["rule"]) == (
+        "upstreamed",
+        "retire",
+        "taken-earlier",
+    )
+    assert backport["taken_at"] == "1.1"
+    assert backport["summary"] == (
+        "upstreamed at 1.1, changed since: 1.1 has it (reverse-applies); at 1.2: "
+        "pkg/worker.py #1 fails at fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines "
+        "match); 0 of 1 substantive added lines already upstream (strongest: pkg/worker.py "
+        "0/1); since the pin, 4 of the 10 lines of `transfer_async` (pkg/worker.py #1) "
+        "changed, 5 of the hunk's 7 lines left there; to do: retire (upstream has it)"
+    )
+    assert (own["verdict"], own["action"], own["rule"]) == ("conflict", "port", "hunks-fail")
+    assert "taken_at" not in own
+    # the facts, apart from the decision: each failing patch at each release between
+    assert report["between"] == {
+        "source": "the package indexes",
+        "versions": ["1.1", "1.1.1"],
+        "rows": [
+            {
+                "name": "wait-stream.patch",
+                "verdicts": ["upstreamed", "upstreamed"],
+                "rules": ["reverse-applies", "reverse-applies"],
+                "actions": ["retire", "retire"],
+            },
+            {
+                "name": "retries.patch",
+                "verdicts": ["clean", "clean"],
+                "rules": ["applies", "applies"],
+                "actions": ["carry", "carry"],
+            },
+        ],
+        "note": None,
+    }
+    # a read-only command: the downstream is as it was (the releases went to the cache)
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+
+
+def test_without_the_releases_between_it_is_a_conflict(
+    cli, tmp_path: Path, local_index: LocalIndex
+) -> None:
+    publish(local_index, [("1.0", OLD), ("1.1", MID), ("1.2", NEW)])
+    report = audit(cli, downstream(tmp_path), "--to", "pk-demo==1.2")
+    assert [(v["verdict"], v["action"]) for v in report["verdicts"]] == [
+        ("conflict", "port"),
+        ("conflict", "port"),
+    ]
+    assert "between" not in report
+
+
+def test_taken_then_applying_again_is_looked_at(
+    cli, tmp_path: Path, local_index: LocalIndex
+) -> None:
+    # 1.2 reverted the fix (the pin's lines again), 1.3 rewrote them
+    publish(local_index, [("1.0", OLD), ("1.1", MID), ("1.2", OLD), ("1.3", NEW)])
+    report = audit(cli, downstream(tmp_path), "--to", "pk-demo==1.3", "--between")
+    backport = report["verdicts"][0]
+    assert (backport["verdict"], backport["action"], backport["rule"]) == (
+        "conflict",
+        "look",
+        "taken-earlier",
+    )
+    assert backport["taken_at"] == "1.1"
+    assert backport["summary"].endswith(
+        "; 1.1 had it (reverse-applies), yet 1.2 applies it again, as if upstream had reverted "
+        "it; to do: look (upstream had it at an earlier release and a later one lacks it "
+        "again; decide whether upstream reverted it)"
+    )
+    assert report["between"]["versions"] == ["1.1", "1.2"]
