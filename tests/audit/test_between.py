@@ -11,78 +11,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from stream_worker import BACKPORT as WORKER_BACKPORT
+from stream_worker import MID, NEW, OLD
+from stream_worker import OWN as WORKER_OWN
+
 from helpers import LocalIndex, make_tar, write_files
 
-HEAD = """class Worker:
-    def transfer_async(self, stream, job_id):
-        event = stream.record()
-
-"""
-TAIL = """        if self._transfers:
-            last = self._transfers[-1]
-            stream.wait_event(last.end_event)
-        self.retries = 3
-        return event
-"""
-#: the pin, 1.0
-OLD = (
-    HEAD
-    + """        if self.gpu_to_cpu:
-            # wait for model computation to finish before offloading
-            stream.wait_stream(current_stream())
-"""
-    + TAIL
-)
-#: 1.1 takes the backport as it is
-MID = (
-    HEAD
-    + """        # Stores must wait for the model to finish writing the KV they read.
-        # Loads must wait for pending writes to their destination blocks.
-        stream.wait_stream(current_stream())
-"""
-    + TAIL
-)
-#: 1.2 rewrites its comment and the stream it waits on, and our own line beside it
-NEW = (
-    HEAD
-    + """        # Stores must wait for the model to finish writing the KV they read;
-        # loads must wait for pending zeroing of a reallocated block.
-        stream.wait_stream(compute_stream())
-"""
-    + TAIL.replace("self.retries = 3", "self.retries = 5")
-)
-
-BACKPORT = """Subject: wait for the compute stream before offloading
-
---- a/pkg/worker.py
-+++ b/pkg/worker.py
-@@ -2,9 +2,9 @@ class Worker:
-     def transfer_async(self, stream, job_id):
-         event = stream.record()
- 
--        if self.gpu_to_cpu:
--            # wait for model computation to finish before offloading
--            stream.wait_stream(current_stream())
-+        # Stores must wait for the model to finish writing the KV they read.
-+        # Loads must wait for pending writes to their destination blocks.
-+        stream.wait_stream(current_stream())
-         if self._transfers:
-             last = self._transfers[-1]
-             stream.wait_event(last.end_event)
-"""
-
-OWN = """Subject: four retries
-
---- a/pkg/worker.py
-+++ b/pkg/worker.py
-@@ -8,5 +8,5 @@ class Worker:
-         if self._transfers:
-             last = self._transfers[-1]
-             stream.wait_event(last.end_event)
--        self.retries = 3
-+        self.retries = 4
-         return event
-"""
+#: the backport and our own patch, each with a DEP-3 subject
+BACKPORT = "Subject: wait for the compute stream before offloading\n\n" + WORKER_BACKPORT
+OWN = "Subject: four retries\n\n" + WORKER_OWN
 
 CONFIG = 'upstream = "pk-demo"\npin = "1.0"\nseries = "patches/series"\n'
 
