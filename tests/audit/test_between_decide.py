@@ -1,7 +1,7 @@
-""":func:`patchkeeper.audit.between.decide` rewords a verdict from its evidence as data
-(:attr:`PatchVerdict.evidence`, the summary before :func:`with_action` added what to do),
-never by cutting its summary at ``"; to do: "``: a patch name or an evidence holding those
-words is kept whole."""
+""":func:`patchkeeper.audit.between.decide` and :func:`patchkeeper.audit.horizon.taken_earlier`
+reword a verdict from its evidence as data (:attr:`PatchVerdict.evidence`, the summary before
+:func:`with_action` added what to do), never by cutting its summary at ``"; to do: "``: a
+patch name or an evidence holding those words is kept whole."""
 
 from __future__ import annotations
 
@@ -51,4 +51,22 @@ def test_applying_again_later_keeps_the_whole_evidence() -> None:
         "needs a.patch; to do: x; 1.1 had it (reverse-applies), yet 1.1.5 applies it again, "
         "as if upstream had reverted it; to do: look (upstream had it at an earlier release "
         "and a later one lacks it again; decide whether upstream reverted it)"
+    )
+
+
+def test_a_blocker_upstream_rewrote_keeps_its_whole_name_in_the_later_evidence() -> None:
+    from patchkeeper.audit.horizon import ReleaseVerdicts, taken_earlier
+    from patchkeeper.audit.verdicts import UPSTREAMED
+
+    blocker = with_action(PatchVerdict("a; to do: y.patch", UPSTREAMED, "reverse-applies"))
+    taken = with_action(PatchVerdict("b.patch", UPSTREAMED, "reverse-applies"))
+    releases = [
+        ReleaseVerdicts("1.1", "pk-demo 1.1", (blocker, taken)),
+        ReleaseVerdicts("1.2", "pk-demo 1.2", (blocker, VERDICT)),
+    ]
+    later = taken_earlier(releases)[1].verdicts[1]
+    assert (later.verdict, later.action) == ("upstreamed", "retire")
+    assert later.summary == (
+        "upstream took it in 1.1 and has rewritten its lines since: it needs lines of "
+        "a; to do: y.patch, which upstream rewrote too; to do: retire (upstream has it)"
     )
