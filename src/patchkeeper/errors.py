@@ -20,7 +20,7 @@ import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from patchkeeper.jsonable import FILE_NAME
+from patchkeeper.jsonable import FILE_NAME, NOT_IN_JSON
 from patchkeeper.system.names import shown_name
 
 
@@ -141,9 +141,10 @@ class Finding:
         line: the 1-based line in ``path``, ``None`` for the whole file (or no file).
         message: what is wrong, one sentence.
         hint: what to do about it, one sentence; ``""`` when the message says it all.
-        _files: the other files the message names, as it names them (relative to the root
-            as ``path`` is): the text form names them from ``cwd`` as it does ``path``
-            (:meth:`text`), the JSON form keeps the message as it is.
+        named_files: the other files the message names, as it names them (relative to the
+            root as ``path`` is): the text form names them from ``cwd`` as it does ``path``
+            (:meth:`text`); not in the JSON form (:data:`~patchkeeper.jsonable.NOT_IN_JSON`),
+            which keeps the message as it is.
     """
 
     code: str
@@ -151,7 +152,9 @@ class Finding:
     line: int | None
     message: str
     hint: str = ""
-    _files: tuple[str, ...] = field(default=(), compare=False, repr=False)
+    named_files: tuple[str, ...] = field(
+        default=(), compare=False, repr=False, metadata=NOT_IN_JSON
+    )
 
     def where(self, cwd: str = "") -> str:
         """``path:line``, ``path`` without a line, ``""`` without a path; ``cwd``: the
@@ -183,7 +186,7 @@ class Finding:
         message`` without a file), the hint after a colon; ``cwd`` as in :meth:`where`."""
         where = self.where(cwd)
         sentence = self.sentence()
-        for name in self._files if cwd else ():
+        for name in self.named_files if cwd else ():
             if not posixpath.isabs(name):
                 sentence = sentence.replace(name, posixpath.relpath(name, cwd))
         body = f"{self.code} {sentence}"

@@ -153,3 +153,77 @@ def test_a_live_check_keeps_the_members_the_probe_wrote_and_reads_back() -> None
         "  ImportError: no cup",
         "stale live binding: cup.api.scale keeps the original cup.ops.scale",
     ]
+
+
+FINDING_JSON = """{
+  "code": "PK202",
+  "path": "patches/a.patch",
+  "line": null,
+  "message": "not listed in patches/series",
+  "hint": ""
+}"""
+MOVED_JSON = """{
+  "path": "src/old.py",
+  "likely": "src/new.py",
+  "found": 5,
+  "total": 6,
+  "reason": "same content"
+}"""
+STATE_JSON = """{
+  "name": "a.patch",
+  "state": "conflict",
+  "applied_hunks": [],
+  "missing_hunks": [],
+  "problems": [
+    "x: one",
+    "y: two"
+  ],
+  "missing_changes": [],
+  "waits_for": ""
+}"""
+PORT_JSON = """{
+  "old": "../up-1.0",
+  "new": "../up-2.0",
+  "entries": [],
+  "diff": "",
+  "files": [],
+  "written": false,
+  "output": "",
+  "old_release": "1.0",
+  "new_release": "2.0"
+}"""
+
+
+def test_fields_marked_not_in_json_write_and_read_the_json_written_before() -> None:
+    # The texts are what these results wrote when the fields were named with a leading "_".
+    from patchkeeper.errors import Finding
+    from patchkeeper.jsonable import json_text
+    from patchkeeper.runtime.port.results import RuntimePort
+    from patchkeeper.trees.applied import PatchState
+    from patchkeeper.upstream.treesearch import MovedFile
+
+    message = "not listed in patches/series"
+    finding = Finding("PK202", "patches/a.patch", None, message, named_files=("patches/series",))
+    moved = MovedFile("src/old.py", "src/new.py", 5, 6, "same content", (3, 4))
+    state = PatchState(
+        "a.patch", "conflict", (), (), ("x: one", "y: two"), hunk_note_indexes=frozenset({1})
+    )
+    port = RuntimePort("../up-1.0", "../up-2.0", (), "", (), False, "", True, "1.0", "2.0")
+    assert finding.text("patches") == "a.patch: PK202 not listed in series"
+    assert moved.counted == (3, 4)
+    assert (state.hunk_notes, state.file_problems) == (("y: two",), ("x: one",))
+    assert port.write_asked is True
+    cases = [
+        (finding, FINDING_JSON),
+        (moved, MOVED_JSON),
+        (state, STATE_JSON),
+        (port, PORT_JSON),
+    ]
+    for result, text in cases:
+        assert json_text(to_jsonable(result)) == text
+        read = from_jsonable(type(result), json.loads(text))
+        assert json_text(to_jsonable(read)) == text
+    assert from_jsonable(Finding, json.loads(FINDING_JSON)).named_files == ()
+    assert from_jsonable(MovedFile, json.loads(MOVED_JSON)).counted == (5, 6)
+    assert from_jsonable(PatchState, json.loads(STATE_JSON)).hunk_note_indexes == frozenset()
+    assert from_jsonable(RuntimePort, json.loads(PORT_JSON)).write_asked is False

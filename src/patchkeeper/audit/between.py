@@ -43,6 +43,7 @@ from patchkeeper.audit.verdicts import (
     TARGET_GONE,
     UPSTREAMED,
     PatchVerdict,
+    evidence_of,
     with_action,
 )
 from patchkeeper.config import Config
@@ -231,7 +232,7 @@ def decide(
             out.append(verdict)
             continue
         rule = row.rules[between.versions.index(had)]
-        at_new = verdict.summary.rsplit("; to do: ", 1)[0]
+        at_new = evidence_of(verdict)
         if again is None:
             summary = (
                 f"upstreamed at {had}, changed since: {had} has it ({rule}); at {version}: {at_new}"

@@ -29,6 +29,7 @@ from patchkeeper.audit.verdicts import (
     UNREADABLE,
     UPSTREAMED,
     PatchVerdict,
+    evidence_of,
     with_action,
 )
 from patchkeeper.errors import TargetError
@@ -292,7 +293,7 @@ REWRITTEN_AFTER = frozenset({CONFLICT, PARTIALLY_UPSTREAMED})
 def _rewritten_after(verdict: PatchVerdict, taken: str) -> PatchVerdict:
     """``verdict`` (at a release after ``taken``) made *upstreamed*: upstream took the patch
     at ``taken`` and rewrote its lines since; the later evidence follows."""
-    later = verdict.summary.rsplit("; to do: ", 1)[0]
+    later = evidence_of(verdict)
     summary = f"upstream took it in {taken} and has rewritten its lines since: {later}"
     return with_action(
         replace(verdict, verdict=UPSTREAMED, summary=summary, action="", rule=Rule.TAKEN_EARLIER)
@@ -342,7 +343,9 @@ def taken_earlier(releases: Sequence[ReleaseVerdicts]) -> list[ReleaseVerdicts]:
             if verdict.verdict == BLOCKED and verdict.blocked_by in upstream:
                 if verdict.name in taken:
                     needs = f"it needs lines of {verdict.blocked_by}, which upstream rewrote too"
-                    unblocked = replace(verdict, summary=needs, blocked_by=None, lands="")
+                    unblocked = replace(
+                        verdict, summary=needs, blocked_by=None, lands="", action="", evidence=None
+                    )
                     verdict = _rewritten_after(unblocked, taken[verdict.name])
                 else:
                     verdict = _blocker_upstream(verdict, verdict.blocked_by or "")

@@ -96,7 +96,7 @@ from patchkeeper.audit.upstreamed import (
 )
 from patchkeeper.constants import DecisionWord, WordEnum
 from patchkeeper.errors import PatchFormatError
-from patchkeeper.jsonable import ABSENT_WHEN_NONE, FILE_NAME
+from patchkeeper.jsonable import ABSENT_WHEN_NONE, FILE_NAME, NOT_IN_JSON
 from patchkeeper.series.engine import (
     EXISTS,
     FileOutcome,
@@ -242,6 +242,10 @@ class PatchVerdict:
             there and changed its lines since (*retire*); on another verdict, it applies
             again at a later release, as if upstream had reverted it (*look*); ``None``
             otherwise (and absent from the JSON form).
+        evidence: the summary before :func:`with_action` ended it with what to do (the
+            evidence alone), for a summary that rewords the verdict (:func:`evidence_of`);
+            ``None`` until then. Not in the JSON form
+            (:data:`~patchkeeper.jsonable.NOT_IN_JSON`), whose ``summary`` holds it.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -268,6 +272,7 @@ class PatchVerdict:
     rewritten: str = ""
     rule: str = ""
     taken_at: str | None = field(default=None, metadata=ABSENT_WHEN_NONE)
+    evidence: str | None = field(default=None, compare=False, repr=False, metadata=NOT_IN_JSON)
 
     @property
     def share(self) -> tuple[int, int]:
@@ -2545,12 +2550,23 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
 
 def with_action(verdict: PatchVerdict) -> PatchVerdict:
     """``verdict`` with :attr:`PatchVerdict.action` set, the summary ending with it, and
-    :attr:`PatchVerdict.rule` the rule that decided it (:func:`action_of`)."""
+    :attr:`PatchVerdict.rule` the rule that decided it (:func:`action_of`); the summary
+    before is kept as :attr:`PatchVerdict.evidence`."""
     if verdict.action:
         return verdict
     action, reason, rule = action_of(verdict)
     summary = f"{verdict.summary}; to do: {action} ({reason})"
-    return replace(verdict, action=action, summary=summary, rule=rule)
+    return replace(verdict, action=action, summary=summary, rule=rule, evidence=verdict.summary)
+
+
+def evidence_of(verdict: PatchVerdict) -> str:
+    """``verdict``'s summary without what to do: :attr:`PatchVerdict.evidence`, kept when
+    :func:`with_action` added the action, else (no action added, or a verdict read back
+    from its JSON form) the summary as it is. Taken from the verdict's data, never by
+    looking for ``"; to do: "`` in its text, which the evidence or the reason may hold."""
+    if verdict.action and verdict.evidence is not None:
+        return verdict.evidence
+    return verdict.summary
 
 
 def judge_patch(

@@ -427,7 +427,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
     disabled = commented_entries(series.path)
     for path in _unlisted(config, set(seen) | disabled, skip, settings.patch_files):
         shown = display_path(path, config.root)
-        out.append(Finding("PK202", shown, None, f"not listed in {where}", _files=(where,)))
+        out.append(Finding("PK202", shown, None, f"not listed in {where}", named_files=(where,)))
     return out
 
 

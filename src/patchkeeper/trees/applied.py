@@ -28,7 +28,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from patchkeeper.constants import WordEnum
-from patchkeeper.jsonable import FILE_NAME
+from patchkeeper.jsonable import FILE_NAME, NOT_IN_JSON
 from patchkeeper.series.engine import (
     MISSING,
     MODE,
@@ -113,11 +113,12 @@ class PatchState:
         waits_for: for a patch *not applied* that cannot apply before an earlier patch of
             the series does, which does not apply on the tree either, that earlier patch's
             name (its context, or a file it reads, comes from there); else ``""``.
-        hunk_notes: the indexes of the ``problems`` that say why hunks fail (only line
-            endings or white space at the ends of lines keep them out: the engine's
+        hunk_note_indexes: the indexes of the ``problems`` that say why hunks fail (only
+            line endings or white space at the ends of lines keep them out: the engine's
             :attr:`patchkeeper.series.hunks.HunkFailure.spacing_only`; or where a hunk with
             cut context may apply: :func:`patchkeeper.series.hunk_evidence.refusal_note`),
-            not a file's problem; kept out of the JSON form, whose ``problems`` hold both.
+            not a file's problem (:attr:`hunk_notes`); not in the JSON form
+            (:data:`~patchkeeper.jsonable.NOT_IN_JSON`), whose ``problems`` hold both.
     """
 
     name: str = field(metadata=FILE_NAME)
@@ -127,18 +128,20 @@ class PatchState:
     problems: tuple[str, ...] = ()
     missing_changes: tuple[str, ...] = ()
     waits_for: str = ""
-    _hunk_notes: frozenset[int] = field(default=frozenset(), compare=False, repr=False)
+    hunk_note_indexes: frozenset[int] = field(
+        default=frozenset(), compare=False, repr=False, metadata=NOT_IN_JSON
+    )
 
     @property
     def hunk_notes(self) -> tuple[str, ...]:
-        """The :attr:`problems` that say why hunks fail (the attribute above)."""
-        return tuple(p for i, p in enumerate(self.problems) if i in self._hunk_notes)
+        """The :attr:`problems` that say why hunks fail (:attr:`hunk_note_indexes`)."""
+        return tuple(p for i, p in enumerate(self.problems) if i in self.hunk_note_indexes)
 
     @property
     def file_problems(self) -> tuple[str, ...]:
         """The :attr:`problems` of the patch's files (missing, existing, another mode),
         without :attr:`hunk_notes`."""
-        return tuple(p for i, p in enumerate(self.problems) if i not in self._hunk_notes)
+        return tuple(p for i, p in enumerate(self.problems) if i not in self.hunk_note_indexes)
 
 
 @dataclass(frozen=True)
@@ -449,7 +452,7 @@ def _conflict(
     """The state of a patch in *conflict* whose hunks ``missing`` do not apply, with the
     problems of ``forward`` (the patch tried forward on ``ws``: :func:`_file_problems`)."""
     problems, notes = _file_problems(ws, forward)
-    return PatchState(name, CONFLICT, (), missing, problems, _hunk_notes=notes)
+    return PatchState(name, CONFLICT, (), missing, problems, hunk_note_indexes=notes)
 
 
 def _file_problems(ws: Workspace, forward: PatchOutcome) -> tuple[tuple[str, ...], frozenset[int]]:

@@ -8,9 +8,10 @@ through one :class:`patchkeeper.upstream.treeindex.LineIndex` per tree (one pass
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from patchkeeper.jsonable import NOT_IN_JSON
 from patchkeeper.series.engine import FileState
 from patchkeeper.series.filekinds import is_changelog
 from patchkeeper.series.model import FileDiff
@@ -131,11 +132,11 @@ class MovedFile:
         found: how many of the patch's substantive context/removed lines ``likely`` holds.
         total: how many there are.
         reason: ``"same name"`` or ``"same content"``.
-
-    Of the context/removed lines that say which file they belong to
-    (:func:`patchkeeper.series.substantive_lines.placing_lines`), how many ``likely`` holds
-    and how many there are is kept apart (``None``: as ``found`` and ``total``, for a whole
-    file or a directory) for :attr:`counted`; it is not part of the JSON report.
+        told: of the context/removed lines that say which file they belong to
+            (:func:`patchkeeper.series.substantive_lines.placing_lines`), how many
+            ``likely`` holds and how many there are (``None``: as ``found`` and ``total``,
+            for a whole file or a directory), for :attr:`counted`; not in the JSON form
+            (:data:`~patchkeeper.jsonable.NOT_IN_JSON`).
     """
 
     path: str
@@ -143,7 +144,7 @@ class MovedFile:
     found: int
     total: int
     reason: str
-    _told: tuple[int, int] | None = None
+    told: tuple[int, int] | None = field(default=None, metadata=NOT_IN_JSON)
 
     @property
     def counted(self) -> tuple[int, int]:
@@ -151,7 +152,7 @@ class MovedFile:
         ``likely`` holds and how many there are (else ``(found, total)``). A blank line, a
         lone brace, ``else:`` or an import many modules share holds in any file and says
         nothing about where the content went."""
-        return self._told if self._told is not None else (self.found, self.total)
+        return self.told if self.told is not None else (self.found, self.total)
 
 
 #: :attr:`MovedFile.reason` when a gone file without hunks (a pure rename or mode change)

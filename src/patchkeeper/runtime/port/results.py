@@ -7,7 +7,9 @@ marked), ``retargeted``, ``gate cut``, ``by hand`` and ``nothing to do``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from patchkeeper.jsonable import NOT_IN_JSON
 
 MERGED, CONFLICT, RETARGETED, LEFT, NOTHING, GATE_CUT = (
     "merged",
@@ -44,7 +46,9 @@ class RuntimePort:
     directory, a release file or a requirement, as ``runtime audit`` gives them) and as named
     in a report (``old_release``, ``new_release``: the version, else ``directory ROOT``), the
     ``diff`` (unified, of the plugin), the per-entry report, the files changed, and whether
-    they were written."""
+    they were written; ``write_asked``: whether ``--write`` was given (the diff is then
+    applied, never printed, whether or not there was anything to write), not in the JSON
+    form (:data:`~patchkeeper.jsonable.NOT_IN_JSON`), which has ``written``."""
 
     old: str
     new: str
@@ -53,15 +57,9 @@ class RuntimePort:
     files: tuple[str, ...]
     written: bool = False
     output: str = ""
-    _write: bool = False
+    write_asked: bool = field(default=False, metadata=NOT_IN_JSON)
     old_release: str = ""
     new_release: str = ""
-
-    @property
-    def write_asked(self) -> bool:
-        """Whether ``--write`` was given (``_write``, kept out of the JSON form): the diff
-        is then applied, never printed, whether or not there was anything to write."""
-        return self._write
 
     @property
     def exit_code(self) -> int:
