@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import Example, tree_bytes
-from patchkeeper.config import Bounds, OneOf, load_config
+from patchkeeper.config import SCHEMA, Bounds, NotEmpty, OneOf, load_config
 from patchkeeper.errors import ConfigError
 
 CODES = (
@@ -136,6 +136,36 @@ def test_values_inside_the_rules_load(example: Example) -> None:
     assert loaded.sections["report"]["output-tail"] == 0
 
 
+def test_every_text_key_has_a_rule_for_an_empty_value() -> None:
+    """Each text key of every table refuses spaces, and an empty value unless its default is
+    empty (``package = ""``: the key left out; ``directory = ""``: the tree's root)."""
+    from patchkeeper.config import _import_sections
+
+    _import_sections()  # the tables' modules register their keys when a file is loaded
+    tables = {"": SCHEMA, **{key: spec for key, spec in SCHEMA.items() if isinstance(spec, dict)}}
+    kinds = {
+        f"{table}.{key}".lstrip("."): type(spec[2]).__name__ if len(spec) > 2 else None
+        for table, schema in tables.items()
+        for key, spec in schema.items()
+        if not isinstance(spec, dict) and spec[0] is str
+    }
+    assert {key: kind for key, kind in kinds.items() if kind not in ("NotEmpty", "OneOf")} == {
+        "directory": "NotBlank",
+        "pin": "PinVersion",
+        "runtime.package": "NotBlank",
+        "runtime.patch-directory": "NotBlank",
+        "runtime.activation": "NotBlank",
+        "runtime.ledger-file": "NotBlank",
+        "report.python": "NotBlank",
+    }
+    assert all(
+        isinstance(spec[2], NotEmpty) and spec[2].problem(" ") is not None
+        for schema in tables.values()
+        for spec in schema.values()
+        if not isinstance(spec, dict) and spec[0] is str and not isinstance(spec[2], OneOf)
+    )
+
+
 def test_a_foreign_diff_entry_with_a_negative_strip(example: Example) -> None:
     from patchkeeper.ledger.entries import load_entries
 
@@ -209,6 +239,36 @@ WRONG_TYPES = [
         "patchkeeper.toml",
         "2: key 'directory' must not be only spaces",
         'the directory patch paths are relative to: directory = "vllm"; "" for the tree\'s root',
+    ),
+    (  # a blank plugin package reached the plugin search as a name " "
+        'upstream = "x"\n\n[runtime]\npackage = " "\n',
+        "patchkeeper.toml",
+        "4: key 'runtime.package' must not be only spaces",
+        'the plugin\'s import package: package = "vllm_metax"',
+    ),
+    (  # an empty ledger file was the downstream directory itself
+        '[tool.patchkeeper]\nupstream = "x"\n[tool.patchkeeper.ledger]\nfile = ""\n',
+        "pyproject.toml",
+        "4: key 'ledger.file' must not be empty",
+        'the ledger\'s Markdown file: file = "PATCHES.md"',
+    ),
+    (
+        'upstream = "x"\n[git]\ntag = " "\n',
+        "patchkeeper.toml",
+        "3: key 'git.tag' must not be empty",
+        'the topic commits\' tag: tag = "qwen38"; leave the key out for none',
+    ),
+    (
+        'upstream = "x"\n[port]\nwork-dir = ""\n',
+        "patchkeeper.toml",
+        "3: key 'port.work-dir' must not be empty",
+        'where a stopped port keeps its state: work-dir = ".patchkeeper-port"',
+    ),
+    (
+        'upstream = "x"\n[report]\naudit-file = "\t"\n',
+        "patchkeeper.toml",
+        "3: key 'report.audit-file' must not be empty",
+        'the audit record: audit-file = "AUDIT.md"',
     ),
     (
         'upstream = "x"\nnosuch = 1\n',

@@ -178,6 +178,8 @@ OPTION_PRISTINE = "--pristine"
 OPTION_TO = "--to"
 OPTION_FROM = "--from"
 OPTION_AT = "--at"
+#: ``audit --releases`` (a directory of releases, for a range ``--to``)
+OPTION_RELEASES = "--releases"
 #: ``init --upstream`` (a requirement), ``lint --upstream`` (a tree)
 OPTION_UPSTREAM = "--upstream"
 #: ``retire --why``, ``init --ledger``, ``runtime port --write``

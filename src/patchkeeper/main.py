@@ -32,6 +32,7 @@ from patchkeeper.commands.options import (
 )
 from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
+from patchkeeper.system.option_values import refuse_blank_argument, refuses_blank
 from patchkeeper.system.refusals import machine_refused
 
 #: Each command's name -> the module that defines it as ``command``, in the order of the
@@ -65,8 +66,13 @@ def prepare(command: click.Command) -> None:
     sub``; they apply in command-line order, as the group's options do, hidden from the
     commands' help: the group's help names them), and its ``--help`` names the configuration
     tables as the file in use spells them (:func:`_spell_help`). A sub-group prepares its
-    own commands as it loads them."""
+    own commands as it loads them. A positional argument that names a patch, a file or a
+    commit refuses a blank value, naming the argument, as an option refuses one
+    (:func:`patchkeeper.system.option_values.refuse_blank_argument`)."""
     command.params += [directory_option(late=True), config_option(late=True)]
+    for param in command.params:
+        if isinstance(param, click.Argument) and refuses_blank(param) and not param.callback:
+            param.callback = refuse_blank_argument
     if isinstance(command, LazyGroup):
         command.prepare = prepare
     _spell_help(command)

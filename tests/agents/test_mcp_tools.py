@@ -18,6 +18,7 @@ from helpers import REPO, Example
 from patchkeeper.agents.calls import (
     ENVIRONMENT_PROBE,
     CallRefused,
+    check_arguments,
     check_configured_places,
     check_environment,
     check_installed_target,
@@ -74,6 +75,23 @@ def test_a_text_option_without_a_path_rule_is_refused() -> None:
     with pytest.raises(ValueError) as raised:
         input_schema(ToolSpec("new", ("new",), notes=(("to", "(A range.)"),)), group)
     assert str(raised.value) == "tool new: a note names no parameter of it: 'to'"
+
+
+def test_a_blank_positional_argument_is_refused_as_the_command_line_refuses_it() -> None:
+    """A tool whose command takes a positional argument (a patch, a file) refuses it blank,
+    by the command line's rule (:func:`patchkeeper.system.option_values.refuses_blank`),
+    before the command would read ``" "`` as a name; a name is let through."""
+    group = click.Group("patchkeeper", commands=[click.Command("new", params=[
+        click.Argument(["patch"], type=click.Path())])])  # fmt: skip
+    new = ToolSpec("new", ("new",))
+    for value in ("", " ", "\t"):
+        with pytest.raises(CallRefused) as raised:
+            check_arguments(new, group, {"patch": value})
+        assert (raised.value.message, raised.value.hint) == (
+            "patch needs a value",
+            "give patch a value (tools/list describes it)",
+        )
+    assert check_arguments(new, group, {"patch": "fix.patch"}) is None
 
 
 def test_the_command_line_of_a_call() -> None:

@@ -230,8 +230,26 @@ def test_horizon_releases_needs_a_version_specifier(cli, example: Example) -> No
     run = cli("audit", "--to", "minihttp", "--releases", "../upstream", cwd=example.downstream)
     assert (run.code, run.out) == (2, "")
     assert run.err.splitlines() == [
-        "patchkeeper: error: 'minihttp' is not a requirement with a version range",
-        "  hint: pass NAME followed by a range, such as 'vllm>=0.28,<0.34' or 'minihttp>1.0'",
+        "patchkeeper: error: --to 'minihttp' is not a requirement with a version range, which "
+        "--releases needs",
+        "  hint: pass --to NAME followed by a range, such as 'vllm>=0.28,<0.34' or "
+        "'minihttp>1.0'; for one release, leave --releases out",
+    ]
+
+
+def test_horizon_releases_with_a_directory_to_names_releases(cli, example: Example) -> None:
+    """``--to DIR --releases DIR``: the directory is one release, and --releases is the
+    option that asked for a range; the message named neither option."""
+    run = cli(
+        "audit", "--to", "../upstream/minihttp-1.1", "--releases", "../upstream",
+        cwd=example.downstream,
+    )  # fmt: skip
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines() == [
+        "patchkeeper: error: --to '../upstream/minihttp-1.1' is not a requirement with a "
+        "version range, which --releases needs",
+        "  hint: pass --to NAME followed by a range, such as 'vllm>=0.28,<0.34' or "
+        "'minihttp>1.0'; for one release, leave --releases out",
     ]
 
 

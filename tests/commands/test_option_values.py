@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from patchkeeper.commands.cli import refuse_json_spelled_otherwise, refuse_option_as_value
 from patchkeeper.errors import TargetError
 from patchkeeper.main import cli as group
-from patchkeeper.system.option_values import blank, refuses_empty
+from patchkeeper.system.option_values import blank, refuses_blank, refuses_empty
 from patchkeeper.upstream.requirements import check_release_option
 
 
@@ -264,6 +264,46 @@ def test_every_option_refusing_an_empty_value_refuses_a_blank_one() -> None:
     # --at and runtime check --timeout (a choice, the command's own words, a number)
     assert (len(found), missed) == (116, [])
     assert (blank(""), blank(" \t\n"), blank(" x ")) == (True, True, False)
+
+
+@pytest.mark.parametrize(
+    ("args", "usage", "argument"),
+    [
+        (("retire", " ", "--why", "gone"), "retire [OPTIONS] NAME", "NAME"),
+        (("retire", "", "--why", "gone"), "retire [OPTIONS] NAME", "NAME"),
+        (("export", " "), "export [OPTIONS] [REV]", "REV"),
+        (("check-branch", "\t"), "check-branch [OPTIONS] [BRANCH]", "BRANCH"),
+        (("runtime", "same-code", " ", "x.py"), "runtime same-code [OPTIONS] LEFT RIGHT", "LEFT"),
+        (("runtime", "same-code", "x.py", ""), "runtime same-code [OPTIONS] LEFT RIGHT", "RIGHT"),
+    ],
+)
+def test_a_blank_argument_is_refused_naming_it(
+    args: tuple[str, ...], usage: str, argument: str
+) -> None:
+    """A blank patch name, commit or file reached the command, which said `` is not in the
+    series`` (``retire ' '``) or that `` `` cannot be read: refused by the rule a blank
+    option's value meets (:func:`blank`), naming the argument, before anything runs."""
+    assert _invoke(*args) == (2, "", _usage_error(usage, f"{argument} needs a value"))
+
+
+def test_every_argument_naming_something_refuses_a_blank_one() -> None:
+    """Each positional argument of each command but a command line handed on (``record``'s)
+    refuses a blank value: the group sets the rule on every command it loads."""
+    ctx = click.Context(group, info_name="patchkeeper")
+    arguments = [
+        (path, argument.name, refuses_blank(argument))
+        for path, command, sub in _commands(group, ctx)
+        for argument in command.get_params(sub)
+        if isinstance(argument, click.Argument)
+    ]
+    assert sorted(arguments) == [
+        (("check-branch",), "branch", True),
+        (("export",), "rev", True),
+        (("record",), "command_line", False),
+        (("retire",), "name", True),
+        (("runtime", "same-code"), "left", True),
+        (("runtime", "same-code"), "right", True),
+    ]
 
 
 def test_an_empty_release_from_python_is_refused() -> None:

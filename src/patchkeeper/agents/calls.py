@@ -32,7 +32,7 @@ from patchkeeper.agents.tools import (
 )
 from patchkeeper.constants import OPTION_JSON
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.system.option_values import blank, refuses_empty
+from patchkeeper.system.option_values import blank, refuses_blank, refuses_empty
 
 
 class CallRefused(PatchkeeperError):
@@ -71,7 +71,9 @@ def _refuse_empty(tool: ToolSpec, group: click.Group, arguments: Mapping[str, An
     """Refuse an empty text argument (``python: ""``, ``to: " "``) that the command line
     refuses as "needs a value" (:func:`patchkeeper.system.option_values.refuses_empty`),
     before the checks that would read it as something else: an empty ``python`` is no bare
-    name, and no ``python`` at all to the check of a writing tool's target. ``directory``
+    name, and no ``python`` at all to the check of a writing tool's target; a blank
+    positional argument (``name: " "``, ``left: ""``) is refused, naming it, as the command
+    line refuses it (:func:`patchkeeper.system.option_values.refuses_blank`). ``directory``
     has its own refusal (:func:`check_paths`), which says where it is read from.
 
     Raises:
@@ -79,6 +81,15 @@ def _refuse_empty(tool: ToolSpec, group: click.Group, arguments: Mapping[str, An
     """
     for key, param, _ in tool_parameters(tool, group):
         value = arguments.get(key)
+        if isinstance(param, click.Argument):
+            if refuses_blank(param) and isinstance(value, str) and blank(value):
+                needed = param.required or key in tool.requires
+                raise CallRefused(
+                    f"{key} needs a value",
+                    hint=f"give {key} a value{'' if needed else ', or leave it out'} (tools/list "
+                    "describes it)",
+                )
+            continue
         values = value if isinstance(value, list) else [value]
         if key == "directory" or not isinstance(param, click.Option) or not refuses_empty(param):
             continue

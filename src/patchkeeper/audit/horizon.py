@@ -32,6 +32,7 @@ from patchkeeper.audit.verdicts import (
     evidence_of,
     with_action,
 )
+from patchkeeper.constants import OPTION_RELEASES, OPTION_TO
 from patchkeeper.errors import TargetError
 from patchkeeper.system.names import shown_name
 
@@ -237,16 +238,22 @@ def is_range(spec: str) -> bool:
 
 
 def parse_range(spec: str) -> Requirement:
-    """``spec`` as a requirement with a version range.
+    """``spec`` (a ``--to`` value) as a requirement with a version range: what ``--to``
+    must be when ``--releases`` is given (a ``--to`` that is a range needs no ``--releases``,
+    so a value that is none came with it).
 
     Raises:
-        TargetError: it is not one (the message says what a range looks like).
+        TargetError: it is not one: the message names ``--releases`` as what needs a range,
+            the hint says what a range looks like, and to leave ``--releases`` out for one
+            release.
     """
     requirement = _requirement(spec)
     if requirement is None or not requirement.specifier or requirement.url is not None:
         raise TargetError(
-            f"{spec!r} is not a requirement with a version range",
-            hint="pass NAME followed by a range, such as 'vllm>=0.28,<0.34' or 'minihttp>1.0'",
+            f"{OPTION_TO} {spec!r} is not a requirement with a version range, which "
+            f"{OPTION_RELEASES} needs",
+            hint=f"pass {OPTION_TO} NAME followed by a range, such as 'vllm>=0.28,<0.34' or "
+            f"'minihttp>1.0'; for one release, leave {OPTION_RELEASES} out",
         )
     return requirement
 

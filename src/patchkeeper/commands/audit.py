@@ -26,6 +26,7 @@ from patchkeeper.commands.options import (
     to_option,
 )
 from patchkeeper.config import Config
+from patchkeeper.constants import OPTION_RELEASES
 from patchkeeper.record import evidence_store
 
 
@@ -57,7 +58,7 @@ def run(
     required=True,
 )
 @click.option(
-    "--releases",
+    OPTION_RELEASES,
     type=DIRECTORY_PATH,
     help="With a range: choose the releases among the NAME-VERSION subdirectories and the "
     "sdist and wheel files of this directory instead of the package indexes.",

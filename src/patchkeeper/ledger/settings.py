@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.config import Bounds, Config, OneOf, register_section
+from patchkeeper.config import Bounds, Config, NotEmpty, OneOf, register_section
 from patchkeeper.errors import ConfigError
 from patchkeeper.ledger.findings import CODES
 
@@ -49,6 +49,12 @@ KINDS = ("backport", "fix", "feature", "local", "own")
 #: so Debian's ``Bug-Debian`` lines show (the user-test report, bug 19).
 DEP3_REQUIRED = ("Description",)
 DEP3_COLUMNS = ("Description", "Origin", "Bug*", "Forwarded", "Last-Update")
+
+#: What to do about an empty marker of ``[ledger]``: an empty one is found on every line.
+MARKER_HINT = (
+    'the HTML comments around the ledger\'s tables: begin-marker = "<!-- table:begin", '
+    'end-marker = "<!-- table:end -->" (retired-begin, retired-end likewise)'
+)
 
 register_section(
     "headers",
@@ -72,19 +78,34 @@ register_section(
 register_section(
     "ledger",
     {
-        "file": (str, "PATCHES.md"),
-        "begin-marker": (str, "<!-- table:begin"),
-        "end-marker": (str, "<!-- table:end -->"),
-        "retired-begin": (str, "<!-- retired:begin -->"),
-        "retired-end": (str, "<!-- retired:end -->"),
-        "name-column": (str, "patch"),
+        "file": (str, "PATCHES.md", NotEmpty('the ledger\'s Markdown file: file = "PATCHES.md"')),
+        "begin-marker": (str, "<!-- table:begin", NotEmpty(MARKER_HINT)),
+        "end-marker": (str, "<!-- table:end -->", NotEmpty(MARKER_HINT)),
+        "retired-begin": (str, "<!-- retired:begin -->", NotEmpty(MARKER_HINT)),
+        "retired-end": (str, "<!-- retired:end -->", NotEmpty(MARKER_HINT)),
+        "name-column": (
+            str,
+            "patch",
+            NotEmpty('the column naming each row\'s patch: name-column = "patch"'),
+        ),
     },
 )
 register_section(
     "lint",
     {
-        "knob-pattern": (str, "VLLM_*"),
-        "registry": (str, "envs.py"),
+        "knob-pattern": (
+            str,
+            "VLLM_*",
+            NotEmpty(
+                'the environment knobs a patch must register: knob-pattern = "VLLM_*"; '
+                'disable = ["PK..."] turns a check off'
+            ),
+        ),
+        "registry": (
+            str,
+            "envs.py",
+            NotEmpty('the file knobs are registered in: registry = "envs.py"'),
+        ),
         "knob-scope": (str, "patch", OneOf(("patch", "series"))),
         "knob-allow": (list, []),
         "patch-files": (list, ["*.patch", "*.diff"]),
@@ -94,12 +115,30 @@ register_section(
 register_section(
     "git",
     {
-        "tag": (str, None),
-        "pin-tag": (str, "v{pin}"),
-        "checkout": (str, None),
-        "branch": (str, "patchkeeper/{pin}"),
+        "tag": (
+            str,
+            None,
+            NotEmpty('the topic commits\' tag: tag = "qwen38"; leave the key out for none'),
+        ),
+        "pin-tag": (str, "v{pin}", NotEmpty('the upstream tag of the pin: pin-tag = "v{pin}"')),
+        "checkout": (
+            str,
+            None,
+            NotEmpty('the upstream checkout: checkout = "../vllm"; leave the key out for none'),
+        ),
+        "branch": (
+            str,
+            "patchkeeper/{pin}",
+            NotEmpty(
+                'the branch import writes and check-branch reads: branch = "patchkeeper/{pin}"'
+            ),
+        ),
         "index-abbrev": (int, 40, Bounds(7, 40, hint="git abbreviates blob ids to 7..40 digits")),
-        "notes-ref": (str, "refs/notes/patchkeeper"),
+        "notes-ref": (
+            str,
+            "refs/notes/patchkeeper",
+            NotEmpty('the git notes ref: notes-ref = "refs/notes/patchkeeper"'),
+        ),
     },
 )
 register_section(

@@ -14,11 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.config import Config, register_section
+from patchkeeper.config import Config, NotEmpty, register_section
 
 WORK_DIR = ".patchkeeper-port"
 
-register_section("port", {"work-dir": (str, WORK_DIR)})
+register_section(
+    "port",
+    {
+        "work-dir": (
+            str,
+            WORK_DIR,
+            NotEmpty(f'where a stopped port keeps its state: work-dir = "{WORK_DIR}"'),
+        )
+    },
+)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from patchkeeper.config import Bounds, Config, register_section
+from patchkeeper.config import Bounds, Config, NotBlank, NotEmpty, register_section
 from patchkeeper.constants import UPGRADE_WORK_DIR
 
 SECTION = "report"
@@ -36,10 +36,18 @@ register_section(
     SECTION,
     {
         "evidence": (bool, None),
-        "decisions-file": (str, "patchkeeper-decisions.toml"),
-        "audit-file": (str, "AUDIT.md"),
-        "html-file": (str, "AUDIT.html"),
-        "python": (str, ""),
+        "decisions-file": (
+            str,
+            "patchkeeper-decisions.toml",
+            NotEmpty('the decisions file: decisions-file = "patchkeeper-decisions.toml"'),
+        ),
+        "audit-file": (str, "AUDIT.md", NotEmpty('the audit record: audit-file = "AUDIT.md"')),
+        "html-file": (str, "AUDIT.html", NotEmpty('its HTML page: html-file = "AUDIT.html"')),
+        "python": (
+            str,
+            "",
+            NotBlank('the interpreter of the record\'s environment: python = ".venv/bin/python"'),
+        ),
         "packages": (list, []),
         "import-timeout": ((int, float), 120, Bounds(0, exclusive=True, unit="seconds")),
         "output-tail": (int, 30, Bounds(0, unit="lines")),

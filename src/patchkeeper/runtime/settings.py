@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from patchkeeper.config import register_section
+from patchkeeper.config import NotBlank, NotEmpty, register_section
 from patchkeeper.errors import ConfigError
 from patchkeeper.system.pyproject import source_dirs
 from patchkeeper.system.regular import not_a_directory
@@ -37,13 +37,37 @@ DEFAULT_HEADER_FIELDS = ("Note", "Affected versions", "Remove at")
 register_section(
     SECTION,
     {
-        "package": (str, ""),
-        "root": (str, "."),
-        "patch-directory": (str, ""),
+        "package": (
+            str,
+            "",
+            NotBlank('the plugin\'s import package: package = "vllm_metax"'),
+        ),
+        "root": (str, ".", NotEmpty('the plugin directory, relative to this file: root = "."')),
+        "patch-directory": (
+            str,
+            "",
+            NotBlank(
+                'the patch modules\' folder: patch-directory = "vllm_metax/patch"; "" for '
+                "<package>/patch, else the whole package"
+            ),
+        ),
         "decorators": (list, []),
         "entry-point-groups": (list, list(DEFAULT_GROUPS)),
-        "activation": (str, ""),
-        "ledger-file": (str, ""),
+        "activation": (
+            str,
+            "",
+            NotBlank(
+                'the function that applies the patches: activation = "vllm_metax.patch:apply_all"'
+            ),
+        ),
+        "ledger-file": (
+            str,
+            "",
+            NotBlank(
+                'the file of the patches\' ledger; "" (the default) for '
+                "<patch-directory>/__init__.py"
+            ),
+        ),
         "header-fields": (list, list(DEFAULT_HEADER_FIELDS)),
         "markers": (list, ["Modification"]),
         "upstream-packages": (list, []),

@@ -34,6 +34,7 @@ from packaging.version import InvalidVersion, Version
 from patchkeeper.config import CONFIG_FILE
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.start.forms import DEBIAN, GIT, RPM, Found
+from patchkeeper.system.debian_versions import debian_upstream_version
 from patchkeeper.system.regular import read_regular
 from patchkeeper.trees.target_label import declared_metadata
 
@@ -44,11 +45,6 @@ OPTION_HINT = (
 )
 #: A Debian changelog entry's first line: ``source (version) distributions; urgency=...``.
 CHANGELOG_HEAD = re.compile(r"^([a-z0-9][a-z0-9.+-]+) \(([^()\s]+)\)")
-#: Repack suffixes of a Debian upstream version (a tarball repacked for the archive).
-REPACK = re.compile(r"[+~](?:dfsg|ds|repack)\.?\d*$")
-#: Debian's ``+really`` (``2.0+really1.9``: a version that went back to upstream's 1.9 keeps
-#: the higher number in front, since a package version may only rise); upstream's is after it.
-REALLY = re.compile(r"\+really(?=\d)", re.IGNORECASE)
 #: A ``debian/watch`` URL on a Python package index: ``//pypi.HOST/NAME/...`` (also after
 #: ``simple/`` or ``project/``), or the ``/packages/source/L/NAME/`` path of an index's files,
 #: also on a ``pypi.`` host (the older watch files' ``//pypi.HOST/packages/source/i/NAME/``,
@@ -144,23 +140,6 @@ def _check_version(version: str, where: str, hint: str | None = None) -> None:
             f"{version!r} ({where}) is not a version PEP 440 reads",
             hint=hint or "give the version as the package index spells it, e.g. 2.0.7",
         ) from None
-
-
-def debian_upstream_version(version: str) -> str:
-    """The upstream version of a Debian package version.
-
-    >>> debian_upstream_version("1:2.0.0~rc1+dfsg-3")
-    '2.0.0rc1'
-    >>> debian_upstream_version("1.26.12-1ubuntu0.1"), debian_upstream_version("3.4")
-    ('1.26.12', '3.4')
-    >>> debian_upstream_version("2.0+really1.9+dfsg.1-1")
-    '1.9'
-    """
-    version = version.split(":", 1)[1] if ":" in version else version
-    version = version.rsplit("-", 1)[0] if "-" in version else version
-    version = REALLY.split(version)[-1]
-    version = REPACK.sub("", version)
-    return version.replace("~", "")
 
 
 def _first_line_number(path: Path) -> int:

@@ -63,3 +63,27 @@ def blank(value: str) -> bool:
     (True, True, False)
     """
     return not value.strip()
+
+
+def refuses_blank(argument: click.Argument) -> bool:
+    """Whether a blank value (:func:`blank`) of the positional ``argument`` is refused: every
+    one that names a patch, a file, a commit or a definition (one word, text or a path), not
+    a command line handed on as it is (``record -- CMD ...``). A blank name is none: ``retire
+    ' '`` said `` is not in the series``, ``runtime same-code ' ' x`` that `` `` cannot be
+    read."""
+    return argument.nargs == 1 and (
+        argument.type is click.STRING or isinstance(argument.type, click.Path)
+    )
+
+
+def refuse_blank_argument(ctx: click.Context, param: click.Parameter, value: object) -> object:
+    """``value`` as given, once checked: the callback of every positional argument that
+    :func:`refuses_blank` (:func:`patchkeeper.main.prepare` sets it), so that a blank one is
+    refused as a blank option's value is, naming the argument.
+
+    Raises:
+        click.BadArgumentUsage: ``NAME needs a value`` (exit 2).
+    """
+    if isinstance(value, str) and blank(value):
+        raise click.BadArgumentUsage(f"{param.human_readable_name} needs a value", ctx)
+    return value

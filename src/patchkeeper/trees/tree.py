@@ -973,22 +973,35 @@ def pin_unfetchable(config: Config, exc: FetchError, what: str, instead: str) ->
     command: the pristine reference, the old upstream) that ``exc`` says cannot be fetched,
     naming the configuration file. When the index has the project but not that release
     (:class:`NoSuchRelease`: a typo in the pin), it names the line of ``pin`` too, and the
-    hint keeps the versions the index has before what to do: fix the pin, or ``instead``;
+    hint keeps the versions the index has before what to do: fix the pin, or ``instead``.
+    A pin in Debian's form (``0.39.1+ds``:
+    :func:`patchkeeper.system.debian_versions.debian_pin_upstream`) is said to be one in the
+    message (which ``audit`` and ``status`` show too), and the hint gives the upstream
+    version as the pin to set, whatever the index answered;
     otherwise the hint is ``instead`` (the project is not on the index at all, or it cannot
     be reached). The error is named from the configuration file, so ``exc``'s own file (a
     download that cannot be unpacked) is named in the message."""
     from patchkeeper.config import dotted_key_line
+    from patchkeeper.system.debian_versions import debian_pin_upstream
 
     why = exc.located()
     message = f"{what} {config.pin_requirement()} (upstream==pin) cannot be fetched: {why}"
-    if not isinstance(exc, NoSuchRelease):
+    upstream = debian_pin_upstream(config.pin) if config.pin else None
+    if upstream is not None:
+        message += f" ({config.pin} is a Debian version of upstream {upstream})"
+    if not isinstance(exc, NoSuchRelease) and upstream is None:
         return FetchError(message, path=config.source, hint=instead)
-    hint = f"{exc.hint}; " if exc.hint else ""
+    hint = f"{exc.hint}; " if exc.hint and isinstance(exc, NoSuchRelease) else ""
+    fix = (
+        f'set pin = "{upstream}", the upstream release (an index has no Debian repack or revision)'
+        if upstream is not None
+        else "set 'pin' to the release the series is cut against"
+    )
     return FetchError(
         message,
         path=config.source,
         line=dotted_key_line(config.source, "pin"),
-        hint=f"{hint}set 'pin' to the release the series is cut against, or {instead}",
+        hint=f"{hint}{fix}, or {instead}",
     )
 
 
