@@ -28,12 +28,16 @@ def _work_dir(root: Path) -> Path:
 #: Removes the tree at argv[1] with :func:`remove_tree`, a Ctrl-C pressed the moment the
 #: removal holds SIGINT (sent from the call that installs its handler, so it always comes
 #: while held); prints what was raised, whether the tree is gone and whether Python's own
-#: handler is back. In a process of its own: nothing another test left (a handler, a
-#: blocked signal, a thread) reaches it.
+#: handler is back. In a process of its own, SIGINT's handler Python's own: nothing another
+#: test or the shell that started the tests left (a handler, a blocked or ignored signal, a
+#: thread) reaches it.
 CTRL_C_WHILE_REMOVING = """
 import os, signal, sys
 from patchkeeper.system.removal import remove_tree
 
+# Ctrl-C as a terminal delivers it: a process started in the background by a shell without
+# job control (a CI runner's `cmd &`) inherits SIGINT ignored, and Python then leaves it so
+signal.signal(signal.SIGINT, signal.default_int_handler)
 install = signal.signal
 
 def press_ctrl_c_once_held(signum, handler):
