@@ -24,7 +24,7 @@ Index: python-evlet/tests/patcher_test.py
 +++ python-evlet/tests/patcher_test.py
 @@ -1,6 +1,3 @@
  def test_import():
-     assert True
+     assert evlet.patcher is not None
  
 -
 -def test_threading():
@@ -46,7 +46,7 @@ Index: python-evlet/pyproject.toml
 +version = "0.39.1"
 """
 
-PATCHER_TEST = "def test_import():\n    assert True\n\n\ndef test_threading():\n    assert False\n"
+PATCHER_TEST = "def test_import():\n    assert evlet.patcher is not None\n\n\ndef test_threading():\n    assert False\n"
 
 
 def _tree(root: Path, name: str, version: str, files: dict[str, str]) -> Path:
