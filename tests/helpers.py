@@ -227,6 +227,15 @@ class LocalIndex:
         page.write_text(links, encoding="utf-8")
         return real
 
+    def publish_sdist(self, project: str, version: str, files: dict[str, bytes]) -> None:
+        """Add ``project``'s sdist ``NAME-VERSION.tar.gz`` (``NAME``: the project's name with
+        ``_`` for ``-``, as setuptools writes it): a ``PKG-INFO`` naming the project and the
+        version, and ``files`` (relative path -> content) under its top directory."""
+        top = f"{project.replace('-', '_')}-{version}"
+        pkg_info = f"Name: {project}\nVersion: {version}\n".encode()
+        members = [(f"{top}/PKG-INFO", pkg_info), *((f"{top}/{p}", b) for p, b in files.items())]
+        self.publish(project, f"{top}.tar.gz", make_tar(members))
+
 
 def make_tar(members: list[tarfile.TarInfo | tuple[str, bytes]]) -> bytes:
     """A gzip tarball of ``members``: ``(name, content)`` pairs or ready ``TarInfo`` entries."""

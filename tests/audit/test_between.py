@@ -15,7 +15,7 @@ from stream_worker import BACKPORT as WORKER_BACKPORT
 from stream_worker import MID, NEW, OLD
 from stream_worker import OWN as WORKER_OWN
 
-from helpers import LocalIndex, make_tar, write_files
+from helpers import LocalIndex, write_files
 
 #: the backport and our own patch, each with a DEP-3 subject
 BACKPORT = "Subject: wait for the compute stream before offloading\n\n" + WORKER_BACKPORT
@@ -27,15 +27,9 @@ CONFIG = 'upstream = "pk-demo"\npin = "1.0"\nseries = "patches/series"\n'
 def publish(index: LocalIndex, releases: list[tuple[str, str]]) -> None:
     """Each ``(version, text of pkg/worker.py)`` as the sdist ``pk_demo-VERSION.tar.gz``."""
     for version, worker in releases:
-        top = f"pk_demo-{version}"
-        data = make_tar(
-            [
-                (f"{top}/PKG-INFO", f"Name: pk-demo\nVersion: {version}\n".encode()),
-                (f"{top}/pkg/__init__.py", b""),
-                (f"{top}/pkg/worker.py", worker.encode()),
-            ]
+        index.publish_sdist(
+            "pk-demo", version, {"pkg/__init__.py": b"", "pkg/worker.py": worker.encode()}
         )
-        index.publish("pk-demo", f"pk_demo-{version}.tar.gz", data)
 
 
 def downstream(tmp_path: Path) -> Path:

@@ -19,17 +19,10 @@ SERIES = {
 }
 
 
-def downstream(tmp_path, local_index, tar_bytes, pin: str):
+def downstream(tmp_path, local_index, pin: str):
     """A downstream pinned to ``pin`` where the local index has pk-demo 1.0 and 1.1."""
     for version in ("1.0", "1.1"):
-        top = f"pk_demo-{version}"
-        data = tar_bytes(
-            [
-                (f"{top}/PKG-INFO", f"Name: pk-demo\nVersion: {version}\n".encode()),
-                (f"{top}/pk_demo/core.py", b"A = 1\nB = 2\n"),
-            ]
-        )
-        local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", data)
+        local_index.publish_sdist("pk-demo", version, {"pk_demo/core.py": b"A = 1\nB = 2\n"})
     root = tmp_path / "downstream"
     config = f'upstream = "pk-demo"\npin = "{pin}"\n'
     write_files(root, {**SERIES, "patchkeeper.toml": config})
@@ -38,10 +31,8 @@ def downstream(tmp_path, local_index, tar_bytes, pin: str):
 
 
 @pytest.mark.parametrize("pin", ["1.0+ds", "1.0+dfsg-1", "1.0-1"])
-def test_verify_gives_the_upstream_version_as_the_pin(
-    cli, tmp_path, local_index, tar_bytes, pin: str
-) -> None:
-    root = downstream(tmp_path, local_index, tar_bytes, pin)
+def test_verify_gives_the_upstream_version_as_the_pin(cli, tmp_path, local_index, pin: str) -> None:
+    root = downstream(tmp_path, local_index, pin)
     run = cli("verify", "--target", str(tmp_path / "target"), cwd=root)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
@@ -54,8 +45,8 @@ def test_verify_gives_the_upstream_version_as_the_pin(
     )
 
 
-def test_audit_says_so_in_its_note(cli, tmp_path, local_index, tar_bytes) -> None:
-    root = downstream(tmp_path, local_index, tar_bytes, "1.0+ds")
+def test_audit_says_so_in_its_note(cli, tmp_path, local_index) -> None:
+    root = downstream(tmp_path, local_index, "1.0+ds")
     run = cli("audit", "--to", "pk-demo==1.1", cwd=root)
     assert (run.code, run.err) == (0, "")
     assert run.out.splitlines()[2] == (

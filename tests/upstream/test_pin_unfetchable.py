@@ -25,25 +25,18 @@ CONFIG = (
 )
 
 
-def downstream(tmp_path: Path, local_index, tar_bytes) -> Path:
+def downstream(tmp_path: Path, local_index) -> Path:
     """A downstream pinned to a release the local index lacks (it has 1.0 and 1.1)."""
     for version in ("1.0", "1.1"):
-        top = f"pk_demo-{version}"
-        data = tar_bytes(
-            [
-                (f"{top}/PKG-INFO", f"Name: pk-demo\nVersion: {version}\n".encode()),
-                (f"{top}/pk_demo/core.py", b"A = 1\nB = 2\n"),
-            ]
-        )
-        local_index.publish("pk-demo", f"pk_demo-{version}.tar.gz", data)
+        local_index.publish_sdist("pk-demo", version, {"pk_demo/core.py": b"A = 1\nB = 2\n"})
     root = tmp_path / "downstream"
     write_files(root, {**SERIES, "patchkeeper.toml": CONFIG})
     write_files(tmp_path / "target", {"pk_demo/core.py": "A = 1\nB = 2\n"})
     return root
 
 
-def test_verify_names_the_pin_and_the_versions(cli, tmp_path, local_index, tar_bytes) -> None:
-    root = downstream(tmp_path, local_index, tar_bytes)
+def test_verify_names_the_pin_and_the_versions(cli, tmp_path, local_index) -> None:
+    root = downstream(tmp_path, local_index)
     run = cli("verify", "--target", str(tmp_path / "target"), "--json", cwd=root)
     assert run.code == 2
     assert json.loads(run.out)["error"] == {
@@ -57,8 +50,8 @@ def test_verify_names_the_pin_and_the_versions(cli, tmp_path, local_index, tar_b
     }
 
 
-def test_port_names_the_pin_and_the_versions(cli, tmp_path, local_index, tar_bytes) -> None:
-    root = downstream(tmp_path, local_index, tar_bytes)
+def test_port_names_the_pin_and_the_versions(cli, tmp_path, local_index) -> None:
+    root = downstream(tmp_path, local_index)
     run = cli("port", "--to", "pk-demo==1.1", cwd=root)
     assert (run.code, run.out) == (2, "")
     assert run.err == (
