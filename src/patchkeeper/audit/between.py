@@ -52,7 +52,6 @@ from patchkeeper.jsonable import FILE_NAME
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
 
-    from patchkeeper.trees.tree import Tree
 
 #: The verdicts at the audited release that the releases between are asked about.
 FAILING = frozenset({CONFLICT, PARTIALLY_UPSTREAMED, TARGET_GONE, BLOCKED})
@@ -121,17 +120,14 @@ def failing(verdict: PatchVerdict) -> bool:
 def between_range(config: Config, to: str, version: str | None) -> Requirement | None:
     """The range of releases strictly between the configured pin and ``version`` (the
     audited release, asked for as the requirement ``to``), ``NAME>PIN,<VERSION``; ``None``
-    when ``to`` is no requirement of the configured upstream (a directory, a file), there
-    is no pin, or the versions cannot be read or are not in order."""
-    import os
-
+    when ``to`` is no requirement of the configured upstream (the caller asks only for a
+    release fetched as a requirement), there is no pin, or the versions cannot be read or
+    are not in order."""
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.utils import canonicalize_name
     from packaging.version import InvalidVersion, Version
 
     if config.upstream is None or config.pin is None or version is None:
-        return None
-    if os.path.exists(os.path.expanduser(to)):
         return None
     try:
         asked = Requirement(to.strip())
@@ -143,38 +139,6 @@ def between_range(config: Config, to: str, version: str | None) -> Requirement |
     if not low < high:
         return None
     return Requirement(f"{canonicalize_name(config.upstream)}>{low},<{high}")
-
-
-def index_versions(config: Config, requirement: Requirement) -> list[str]:
-    """The releases the indexes have in ``requirement``'s range, oldest first (final
-    releases only, unless the range names a pre-release).
-
-    Raises:
-        FetchError: the index cannot be asked.
-    """
-    from packaging.utils import canonicalize_name
-
-    from patchkeeper.audit.horizon import in_range
-    from patchkeeper.upstream.finder import Finder
-
-    with Finder() as finder:
-        available = finder.versions(canonicalize_name(requirement.name), config.fetch)
-    return in_range(requirement, available)
-
-
-def fetch_between(config: Config, name: str, versions: Sequence[str]) -> list[Tree]:
-    """Each release of ``versions`` fetched into the cache (several at a time), in order.
-
-    Raises:
-        FetchError, TargetError: a release cannot be fetched or lacks the ``directory``.
-    """
-    from patchkeeper.audit.horizon import fetch_all
-    from patchkeeper.trees.tree import Tree, requirement_tree
-
-    def fetch(version: str) -> Tree:
-        return requirement_tree(f"{name}=={version}", config)
-
-    return [t for t in fetch_all(versions, fetch) if isinstance(t, Tree)]
 
 
 def facts(

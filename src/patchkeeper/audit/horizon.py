@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.verdicts import (
@@ -38,6 +38,9 @@ from patchkeeper.system.names import shown_name
 
 if TYPE_CHECKING:
     from packaging.requirements import Requirement
+
+    from patchkeeper.config import Config
+    from patchkeeper.trees.tree import Tree
 
 # ``packaging`` is imported where it is used: ``main`` asks :func:`is_range` on every
 # ``audit``, and an exact pin answered from the cache must not pay for it.
@@ -291,6 +294,38 @@ def fetch_all(versions: Sequence[str], fetch: Callable[[str], object]) -> list[o
         return [fetch(v) for v in versions]
     with ThreadPoolExecutor(max_workers=min(FETCH_WORKERS, len(versions))) as pool:
         return list(pool.map(fetch, versions))
+
+
+def index_releases(config: Config, requirement: Requirement) -> tuple[list[str], list[str]]:
+    """The releases the package indexes have in ``requirement``'s range, oldest first
+    (:func:`in_range`), and every version they have of its project (for a hint when none
+    is in range).
+
+    Raises:
+        FetchError: the index cannot be asked.
+    """
+    from packaging.utils import canonicalize_name
+
+    from patchkeeper.upstream.finder import Finder
+
+    with Finder() as finder:
+        available = finder.versions(canonicalize_name(requirement.name), config.fetch)
+    return in_range(requirement, available), available
+
+
+def fetch_releases(config: Config, name: str, versions: Sequence[str]) -> list[Tree]:
+    """Each release ``name==VERSION`` of ``versions`` fetched into the cache (several at a
+    time: :func:`fetch_all`), in order.
+
+    Raises:
+        FetchError, TargetError: a release cannot be fetched or lacks the ``directory``.
+    """
+    from patchkeeper.trees.tree import requirement_tree
+
+    def fetch(version: str) -> Tree:
+        return requirement_tree(f"{name}=={version}", config)
+
+    return [cast("Tree", tree) for tree in fetch_all(versions, fetch)]
 
 
 #: Verdicts at a later release that mean upstream rewrote the lines of a patch it had taken.

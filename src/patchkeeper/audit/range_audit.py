@@ -18,8 +18,9 @@ from packaging.utils import canonicalize_name
 from patchkeeper.audit.horizon import (
     HorizonResult,
     ReleaseVerdicts,
-    fetch_all,
+    fetch_releases,
     in_range,
+    index_releases,
     left_out_note,
     next_pin,
     no_release,
@@ -40,7 +41,6 @@ from patchkeeper.trees.tree import (
     directory_tree,
     local_releases,
     refuse_changed_pin,
-    requirement_tree,
 )
 from patchkeeper.upstream.requirements import check_release_option
 from patchkeeper.upstream.treesearch import TreeSearch
@@ -128,21 +128,12 @@ def release_trees(
             )
             for v in versions
         ], older
-    from patchkeeper.upstream.finder import Finder
-
-    name = canonicalize_name(requirement.name)
-    with Finder() as finder:
-        available = finder.versions(name, config.fetch)
-    versions = in_range(requirement, available)
+    versions, available = index_releases(config, requirement)
     if not versions:
         raise no_release(requirement, "the package indexes", in_range_all(available))
     versions, older = from_pin_on(versions, config.pin)
-
-    def fetch(version: str) -> Tree:
-        return requirement_tree(f"{name}=={version}", config)
-
-    trees = fetch_all(versions, fetch)
-    return [(v, t) for v, t in zip(versions, trees) if isinstance(t, Tree)], older
+    trees = fetch_releases(config, canonicalize_name(requirement.name), versions)
+    return list(zip(versions, trees)), older
 
 
 def from_pin_on(versions: list[str], pin: str | None) -> tuple[list[str], int]:

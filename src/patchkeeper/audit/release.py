@@ -19,10 +19,9 @@ from patchkeeper.audit.between import (
     decide,
     facts,
     failing,
-    fetch_between,
-    index_versions,
     not_judged,
 )
+from patchkeeper.audit.horizon import fetch_releases, index_releases
 from patchkeeper.audit.results import AuditResult
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.verdicts import PatchVerdict, unreadable_verdict
@@ -186,8 +185,8 @@ def releases_between(
         return not_judged("the old pin's tree could not be had"), verdicts
     series, patches, unreadable = loaded
     try:
-        versions = index_versions(config, span)
-        trees = fetch_between(config, span.name, versions)
+        versions = index_releases(config, span)[0]
+        trees = fetch_releases(config, span.name, versions)
         for between_tree in trees:
             check_paths(between_tree, patches)
     except (FetchError, TargetError) as exc:
