@@ -16,8 +16,8 @@ from helpers import tree_bytes
 from patchkeeper.system.refusals import machine_refused
 
 
-def test_a_cache_under_a_file_is_named(cli, tmp_path, local_index, tar_bytes, monkeypatch) -> None:
-    root = downstream(tmp_path, local_index, tar_bytes)
+def test_a_cache_under_a_file_is_named(cli, tmp_path, local_index, monkeypatch) -> None:
+    root = downstream(tmp_path, local_index)
     (tmp_path / "notes.txt").write_text("not a folder\n")
     cache = tmp_path / "notes.txt" / "cache"
     monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
