@@ -394,9 +394,7 @@ def _summary_lines(diff: FileDiff, quote: bool) -> list[str]:
     return lines
 
 
-def diffstat(
-    diffs: Sequence[FileDiff], quote: bool = True, width: int = STAT_WIDTH
-) -> list[bytes]:
+def diffstat(diffs: Sequence[FileDiff], quote: bool = True, width: int = STAT_WIDTH) -> list[bytes]:
     """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
     without its line ending: a line per file (name, changed lines, a graph of ``+`` and
     ``-`` scaled as git scales it to ``width`` columns, 72 unless told), the summary line,
