@@ -234,7 +234,15 @@ def run_apply(values: dict[str, str]) -> int | None:
         return 130
     except Exception as exc:  # a bug: keep the traceback, tell the user where
         from patchkeeper.errors import log_bug
+        from patchkeeper.system.filenames import encoding_refused
+        from patchkeeper.system.refusals import machine_refused
 
+        # as the command line: a file operation the machine refused (a full disk, no
+        # permission) or a name the file system cannot encode is the user's, not a bug
+        refused = machine_refused(exc) or encoding_refused(exc)
+        if refused is not None:
+            _echo(f"patchkeeper: error: {refused}", sys.stderr)
+            return refused.exit_code
         log = log_bug()
         _echo(
             f"patchkeeper: internal error ({type(exc).__name__}: {exc}); "

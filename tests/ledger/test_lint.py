@@ -102,8 +102,10 @@ def test_series_against_directory(downstream: Path) -> None:
         "size-knob.patch\nextra-module.patch\nsize-knob.patch\ngone.patch\n"
     )
     assert _texts(downstream) == [
-        "patches/series:3: PK203 size-knob.patch is already listed on line 1",
-        "patches/series:4: PK201 gone.patch does not exist",
+        "patches/series:3: PK203 size-knob.patch is already listed on line 1: "
+        "remove this line (the series applies each patch once)",
+        "patches/series:4: PK201 gone.patch does not exist: "
+        "restore gone.patch or remove the line from the series",
         "patches/stray.patch: PK202 not listed in patches/series",
         "patches/sub/nested.diff: PK202 not listed in patches/series",
     ]
@@ -120,9 +122,12 @@ def test_the_count_is_the_series_patches_naming_the_unread_ones(downstream: Path
     )
     assert main(["-C", str(downstream), "lint"]) == 1
     assert capsys.readouterr().out.splitlines() == [
-        "patches/series:2: PK201 gone.patch does not exist",
-        "patches/series:4: PK201 sub.patch is a directory",
-        "patches/series:5: PK203 size-knob.patch is already listed on line 1",
+        "patches/series:2: PK201 gone.patch does not exist: "
+        "restore gone.patch or remove the line from the series",
+        "patches/series:4: PK201 sub.patch is a directory: "
+        "put the patch file at sub.patch in its place, or fix the line",
+        "patches/series:5: PK203 size-knob.patch is already listed on line 1: "
+        "remove this line (the series applies each patch once)",
         "3 problems in 4 patches (2 not read: gone.patch, sub.patch)",
     ]
     assert main(["-C", str(downstream), "lint", "--json"]) == 1

@@ -36,7 +36,10 @@ def test_an_entry_that_is_a_directory(cli, example: Example) -> None:
     assert extra["summary"].startswith(f"{message} ({hint}); ")
     run = cli("lint", cwd=down)
     assert run.code == 1
-    assert run.out.splitlines()[0] == "patches/series:9: PK201 extra.patch is a directory"
+    assert run.out.splitlines()[0] == (
+        "patches/series:9: PK201 extra.patch is a directory: "
+        "put the patch file at extra.patch in its place, or fix the line"
+    )
 
 
 def test_a_series_path_that_is_a_directory(cli, example: Example) -> None:
@@ -102,8 +105,10 @@ def test_an_entry_that_is_a_named_pipe_or_a_dangling_link(cli, example: Example)
     run = cli("lint", cwd=down)
     assert run.code == 1
     assert run.out.splitlines()[:2] == [
-        "patches/series:9: PK201 pipe.patch is a named pipe",
-        "patches/series:10: PK201 link.patch is a symbolic link to a missing file (gone.patch)",
+        "patches/series:9: PK201 pipe.patch is a named pipe: "
+        "put the patch file at pipe.patch in its place, or fix the line",
+        "patches/series:10: PK201 link.patch is a symbolic link to a missing file (gone.patch): "
+        "put the patch file at link.patch in its place, or fix the line",
     ]
 
 
@@ -131,7 +136,10 @@ def test_a_name_that_is_not_utf8_is_shown_one_way_everywhere(cli, example: Examp
         f'  hint: restore "{patches}/miss\\351.patch" or remove the line from the series\n',
     )
     run = cli("lint", cwd=down)
-    assert run.out.splitlines()[0] == 'patches/series:10: PK201 "miss\\351.patch" does not exist'
+    assert run.out.splitlines()[0] == (
+        'patches/series:10: PK201 "miss\\351.patch" does not exist: '
+        'restore "miss\\351.patch" or remove the line from the series'
+    )
     run = cli("lint", "--json", cwd=down)
     (finding,) = [f for f in json.loads(run.out)["findings"] if f["code"] == "PK201"]
     assert finding["message"] == '"miss\\351.patch" does not exist'

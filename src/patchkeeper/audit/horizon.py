@@ -429,12 +429,24 @@ def next_pin(releases: Sequence[ReleaseVerdicts], pin: str | None = None) -> str
     return None
 
 
-def no_release(requirement: Requirement, where: str, available: Sequence[str]) -> TargetError:
-    """The error for a range that admits no release (the hint lists what there is)."""
-    listed = ", ".join(available[-12:]) if available else "none"
+def no_release(
+    requirement: Requirement, where: str, available: Sequence[str], directory: bool = False
+) -> TargetError:
+    """The error for a range that admits no release: the hint lists what there is, or,
+    for a ``--releases`` directory (``directory``: ``where`` names it) that holds none at
+    all, what it must hold, since no range would find one there. (An index with no release
+    of the project is refused before: :meth:`patchkeeper.upstream.finder.Finder.versions`.)"""
+    if directory and not available:
+        hint = (
+            f"{where} holds no release of {requirement.name}: pass --releases a directory "
+            f"holding {requirement.name}-VERSION subdirectories, or the sdist or wheel files "
+            "of the releases"
+        )
+    else:
+        listed = ", ".join(available[-12:]) if available else "none"
+        hint = f"releases found: {listed}; widen the range"
     return TargetError(
-        f"no release of {requirement.name} in {where} matches {requirement}",
-        hint=f"releases found: {listed}; widen the range",
+        f"no release of {requirement.name} in {where} matches {requirement}", hint=hint
     )
 
 

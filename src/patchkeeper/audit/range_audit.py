@@ -117,7 +117,7 @@ def release_trees(
         found = directory_releases(requirement, releases)
         versions = in_range(requirement, list(found))
         if not versions:
-            raise no_release(requirement, str(releases), in_range_all(found))
+            raise no_release(requirement, str(releases), in_range_all(found), directory=True)
         versions, older = from_pin_on(versions, config.pin)
         return [
             (

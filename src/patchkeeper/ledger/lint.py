@@ -50,6 +50,7 @@ from patchkeeper.series.model import ADDED, Patch, Series, SeriesEntry
 from patchkeeper.series.parse import (
     compression,
     entry_file_exists,
+    entry_hint,
     entry_problem,
     listed_patch,
     parse_patch,
@@ -408,6 +409,7 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
                     where,
                     entry.line_no,
                     f"{shown_name(entry.name)} is already listed on line {seen[entry.name]}",
+                    "remove this line (the series applies each patch once)",
                 )
             )
             continue
@@ -418,7 +420,9 @@ def check_series(config: Config, entries: list[Entry], settings: LintSettings) -
         elif not entry_file_exists(series, entry):
             problem = entry_problem(series, entry)
             message = f"{shown_name(entry.name)} {problem}"
-            out.append(Finding("PK201", where, entry.line_no, message))
+            # the series' line names the file: its name alone, whatever directory lint ran in
+            hint = entry_hint(problem, shown_name(entry.name))
+            out.append(Finding("PK201", where, entry.line_no, message, hint))
         elif reason := _unreadable(series, entry):
             message = f"{shown_name(entry.name)} cannot be read: {reason}"
             hint = "let this user read it, or take its line out of the series"

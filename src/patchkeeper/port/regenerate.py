@@ -291,6 +291,10 @@ COPY_FROM = re.compile(rb"^copy from ", re.MULTILINE)
 C_ESCAPES = {7: "a", 8: "b", 9: "t", 10: "n", 11: "v", 12: "f", 13: "r", 34: '"', 92: "\\"}
 #: The width ``git format-patch`` fits its diffstat in (git's ``MAIL_DEFAULT_WRAP``).
 STAT_WIDTH = 72
+#: The widths a patch's diffstat is recognised in, and rewritten in after a refresh: git
+#: ``format-patch``'s own, then 80, git's width for ``--stat`` without a number, which the
+#: patches of Debian's ``gbp pq export`` carry.
+STAT_WIDTHS = (STAT_WIDTH, 80)
 
 
 def _scale(count: int, width: int, largest: int) -> int:
@@ -390,13 +394,13 @@ def _summary_lines(diff: FileDiff, quote: bool) -> list[str]:
     return lines
 
 
-def diffstat(diffs: Sequence[FileDiff], quote: bool = True) -> list[bytes]:
+def diffstat(diffs: Sequence[FileDiff], quote: bool = True, width: int = STAT_WIDTH) -> list[bytes]:
     """The diffstat ``git format-patch`` writes for ``diffs`` (text diffs), one line each
     without its line ending: a line per file (name, changed lines, a graph of ``+`` and
-    ``-`` scaled as git scales it to 72 columns), the summary line, and what git's summary
-    says of each created, deleted, renamed or copied file and each mode change. A name is
-    written as git writes it (:func:`quote_path`, :func:`rename_name`); ``quote`` false is
-    git's ``core.quotePath`` off.
+    ``-`` scaled as git scales it to ``width`` columns, 72 unless told), the summary line,
+    and what git's summary says of each created, deleted, renamed or copied file and each
+    mode change. A name is written as git writes it (:func:`quote_path`,
+    :func:`rename_name`); ``quote`` false is git's ``core.quotePath`` off.
 
     Written here rather than asked of git: ``git diff --no-index --stat=72 --summary``
     between the scratch directories names each file by its scratch path (``{a => b}/x``,
@@ -412,13 +416,13 @@ def diffstat(diffs: Sequence[FileDiff], quote: bool = True) -> list[bytes]:
     number_width = len(str(largest))
     name_width = max((len(name) for name, _, _ in counts), default=0)
     graph_width = largest
-    if name_width + number_width + 6 + graph_width > STAT_WIDTH:
-        if graph_width > STAT_WIDTH * 3 // 8 - number_width - 6:
-            graph_width = max(STAT_WIDTH * 3 // 8 - number_width - 6, 6)
-        if name_width > STAT_WIDTH - number_width - 6 - graph_width:
-            name_width = STAT_WIDTH - number_width - 6 - graph_width
+    if name_width + number_width + 6 + graph_width > width:
+        if graph_width > width * 3 // 8 - number_width - 6:
+            graph_width = max(width * 3 // 8 - number_width - 6, 6)
+        if name_width > width - number_width - 6 - graph_width:
+            name_width = width - number_width - 6 - graph_width
         else:
-            graph_width = STAT_WIDTH - number_width - 6 - name_width
+            graph_width = width - number_width - 6 - name_width
     lines = []
     for name, add, dele in counts:
         if len(name) > name_width:  # git keeps the end of a long name, after "..."
@@ -457,7 +461,8 @@ def restat(
     files and counts would tell a reader what the patch no longer does. A preamble without
     a diffstat, or with a binary file in it or in ``diffs``, is returned as it is; so is one
     whose stat is not the one git writes for ``old`` (the patch's file diffs before, when
-    given): a patch trimmed by hand after ``git format-patch`` (a distribution keeping two
+    given) in any of :data:`STAT_WIDTHS` (the new stat is written in the width the old one
+    was): a patch trimmed by hand after ``git format-patch`` (a distribution keeping two
     of an upstream commit's seven files) keeps the stat of the commit, which the
     maintainer chose to leave, byte for byte."""
     lines = split_lines(preamble)
@@ -474,15 +479,18 @@ def restat(
     while end < len(lines) and STAT_MODE.match(lines[end]):
         end += 1
     written = [line.rstrip(b"\r\n") for line in lines[start:end]]
-    quote = True
+    quote, width = True, STAT_WIDTH
     if old is not None:
         if any(diff.is_binary for diff in old):
             return preamble
-        if written != diffstat(old):
-            if written != diffstat(old, quote=False):
-                return preamble
-            quote = False  # written by a git with core.quotePath off
-    stat = [line + newline for line in diffstat(diffs, quote)]
+        # the form it was written in: quoted names or not (git's core.quotePath off), in
+        # one of the widths git writes
+        forms = [(q, w) for w in STAT_WIDTHS for q in (True, False)]
+        found = next((f for f in forms if written == diffstat(old, *f)), None)
+        if found is None:
+            return preamble
+        quote, width = found
+    stat = [line + newline for line in diffstat(diffs, quote, width)]
     return b"".join([*lines[:start], *stat, *lines[end:]])
 
 

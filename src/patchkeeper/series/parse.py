@@ -1658,6 +1658,20 @@ def entry_problem(series: Series, entry: SeriesEntry) -> str:
     return f"is {file_kind(info.st_mode)}"
 
 
+def entry_hint(problem: str, shown: str) -> str:
+    """What to do about a series line whose path is not a patch file, for the
+    :func:`entry_problem` ``problem``; ``shown`` is that path as the message names it.
+
+    >>> entry_hint("does not exist", "patches/gone.patch")
+    'restore patches/gone.patch or remove the line from the series'
+    >>> entry_hint("is a directory", "patches/sub.patch")
+    'put the patch file at patches/sub.patch in its place, or fix the line'
+    """
+    if problem == "does not exist":
+        return f"restore {shown} or remove the line from the series"
+    return f"put the patch file at {shown} in its place, or fix the line"
+
+
 def listed_patch(
     series: Series, entry: SeriesEntry, real_dirs: dict[str, str] | None = None
 ) -> Path:
@@ -1697,11 +1711,9 @@ def listed_patch(
         )
     if not exists:
         problem = entry_problem(series, entry)
-        if problem == "does not exist":
-            hint = f"restore {shown_name(str(path))} or remove the line from the series"
-        else:
+        hint = entry_hint(problem, shown_name(str(path)))
+        if problem != "does not exist":
             problem += ", not a patch file"
-            hint = f"put the patch file at {shown_name(str(path))} in its place, or fix the line"
         raise PatchFormatError(
             f"the series lists {shown_name(entry.name)}, which {problem}",
             path=series.path,

@@ -450,7 +450,7 @@ def commit(
         check_journal(journal, root)
     _check_writable(changes, whose)
     faults = _Faults()
-    journal.mkdir(parents=True, exist_ok=False)
+    _make_journal(journal, whose)
     try:
         manifest = _journal_originals(changes, journal, faults)
     except KeyboardInterrupt:
@@ -486,6 +486,33 @@ def commit(
         _remove_journal(journal)
     except KeyboardInterrupt:
         _remove_journal(journal)
+
+
+#: The ``errno`` values of a directory the machine refuses to let this user write into: no
+#: permission (also root, for an immutable directory), or a file system mounted read-only.
+_NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
+
+
+def _make_journal(journal: Path, whose: str) -> None:
+    """Make the journal directory (which must not exist), the first write of a commit.
+
+    The check before it (:func:`_check_writable`) asks about the files to change and their
+    directories only; the journal's own directory (the target's top directory, where
+    ``.patchkeeper/`` is made) can be the one that refuses, and for root (whom ``access``
+    always answers yes) a refusal is only seen here. Nothing was written yet, so it is the
+    same read-only error, naming the directory that could not be made.
+
+    Raises:
+        TargetError: the machine refused to make it (no permission, an immutable
+            directory, a read-only file system); nothing was written.
+    """
+    try:
+        journal.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        if exc.errno not in _NOT_WRITABLE:
+            raise
+        message, hint = READ_ONLY[whose]
+        raise TargetError(message, path=exc.filename or journal, hint=hint) from None
 
 
 def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict[str, Any]:

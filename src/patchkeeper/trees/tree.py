@@ -10,6 +10,7 @@ target").
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from collections.abc import Callable, Sequence
@@ -206,6 +207,22 @@ class Tree:
 
 #: What to do about a file of the tree that cannot be read.
 _UNREADABLE_HINT = "make the file readable by this user; every file a patch names is read"
+#: What to do, by ``errno``, about a file a patch names that cannot be read for another
+#: reason than its permissions: the name comes from the patch, so the fix is there.
+_READ_HINTS = {
+    errno.ENAMETOOLONG: (
+        "the patch names a file whose name or path is longer than this file system allows "
+        "(most allow 255 bytes a name, 4096 a path): shorten it in the patch, or check the "
+        "strip level"
+    ),
+}
+
+
+def _unreadable(exc: OSError, path: Path) -> TargetError:
+    """The error for a file a patch names that cannot be read: what to do depends on why
+    (no permission, a name longer than the file system takes)."""
+    hint = _READ_HINTS.get(exc.errno or 0, _UNREADABLE_HINT)
+    return TargetError(f"cannot read: {exc.strerror}", path=path, hint=hint)
 
 
 def safe_path(
@@ -295,9 +312,7 @@ def read_file(path: Path) -> FileState | None:
             "outside the series, or check the strip level; nothing was written",
         ) from None
     except OSError as exc:
-        raise TargetError(
-            f"cannot read: {exc.strerror}", path=path, hint=_UNREADABLE_HINT
-        ) from None
+        raise _unreadable(exc, path) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -313,9 +328,7 @@ def read_file(path: Path) -> FileState | None:
             )
         data = _read_all(fd, info.st_size)
     except OSError as exc:
-        raise TargetError(
-            f"cannot read: {exc.strerror}", path=path, hint=_UNREADABLE_HINT
-        ) from None
+        raise _unreadable(exc, path) from None
     finally:
         os.close(fd)
     return FileState.from_bytes(data, stat.S_IMODE(info.st_mode))
