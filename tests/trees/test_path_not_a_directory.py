@@ -132,3 +132,18 @@ def test_a_file_where_an_output_or_checkout_directory_is_wanted_is_named(
         "directory; give the checkout the foreign diffs and vendored trees are compared with\n"
     )
     assert tree_bytes(example.root) == before
+
+
+def test_a_missing_absolute_target_names_the_nearest_directory(cli, example: Example) -> None:
+    """An absolute path with a typo in one part: the hint names the deepest directory of it
+    that exists, where the typo starts."""
+    missing = example.root / "upstrem" / "minihttp-1.0"
+    before = tree_bytes(example.root)
+    run = cli("verify", "--target", str(missing), cwd=example.downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {missing}: the target directory does not exist\n"
+        f"  hint: the nearest directory that exists is {example.root}: check the path\n",
+    )
+    assert tree_bytes(example.root) == before

@@ -358,12 +358,17 @@ def _missing_tree(path: Path, what: str) -> TargetError:
     """The error for the tree ``path`` (``what``: its role) where nothing is."""
     # a relative path is read from -C's directory when one is given, as git -C does: a
     # user who typed it from elsewhere is told where it was looked for
-    hint = None
     if not path.expanduser().is_absolute():
         hint = (
             f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
             f"directory {path.resolve()}"
         )
+    else:
+        # a typo is usually one part of the path: the deepest folder that exists shows which
+        nearest = path.expanduser().parent
+        while not nearest.is_dir() and nearest != nearest.parent:
+            nearest = nearest.parent
+        hint = f"the nearest directory that exists is {nearest}: check the path"
     return TargetError(f"{what} does not exist", path=path, hint=hint)
 
 
