@@ -144,8 +144,10 @@ def needs_upgrade(dist, candidate):
 """
 
 NEW_RESOLVE = "import os\nimport sys\n\nfrom pkg.install import needs_upgrade\n"
+# the item names the issue in words of its own, not the patch's subject (a listed subject
+# is evidence of its own: tests/audit/test_changelog_subject.py)
 REPARSE_NOTES = CHANGES_OLD.replace(
-    "2.0.0\n", "2.1.0\n-----\n\n- Re-parse versions from strings (#4321).\n\n2.0.0\n", 1
+    "2.0.0\n", "2.1.0\n-----\n\n- Parse versions again from strings (#4321).\n\n2.0.0\n", 1
 )
 
 
@@ -162,7 +164,7 @@ def test_a_named_fix_whose_code_is_mostly_gone_is_obsolete(tmp_path: Path) -> No
         "upstream rewrote the code the patch changes: 3 of the 4 lines pkg/install.py #1, "
         "pkg/install.py #2, pkg/install.py #3, pkg/install.py #4 remove are gone from the new "
         "release; the new release's changelog names 4321: CHANGES.rst line 7: "
-        "'- Re-parse versions from strings (#4321).';"
+        "'- Parse versions again from strings (#4321).';"
     )
     # without the changelog's word, code that is gone proves nothing
     new["CHANGES.rst"] = CHANGES_OLD

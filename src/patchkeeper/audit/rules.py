@@ -62,6 +62,7 @@ class Rule(WordEnum):
     CHANGELOG_MENTION = "changelog-mention"  # the new release's changelog names its fix
     APPLIED_UPSTREAM_HEADER = "applied-upstream-header"  # its header names the release
     UPSTREAM_COMMIT = "upstream-commit"  # its Origin is upstream's commit, before the release
+    CHANGELOG_SUBJECT = "changelog-subject"  # the new changelog lists its subject as an item
     # a patch that applies, ported all the same
     IMPORTS_GONE = "imports-gone"  # it imports a module the new release lacks
     NEW_PLACES = "new-places"  # the text it rewrites is at more places in the new release

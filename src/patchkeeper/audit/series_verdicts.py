@@ -19,16 +19,20 @@ from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import file_shares, share_text
+from patchkeeper.audit.subject_listed import listed_subject
 from patchkeeper.audit.upstreamed import written_differently
 from patchkeeper.audit.verdicts import (
     BLOCKED,
     CLEAN,
     CONFLICT,
+    LOOK,
     PARTIALLY_UPSTREAMED,
+    PORT,
     TARGET_GONE,
     UPSTREAMED,
     FailedPatch,
     PatchVerdict,
+    action_of,
     gone_around,
     judge_unfinished,
     remember_failure,
@@ -315,8 +319,41 @@ def _judge_in_order(
             if verdict.rule == Rule.SOME_HUNKS_THERE:
                 record.partly_upstream = verdict.rewritten
             failed.append(record)
-        verdicts.append(verdict)
+        verdicts.append(_with_listed_subject(patch, verdict, search, pin))
     return verdicts
+
+
+#: The verdicts a listed subject turns into *upstreamed* (when their action is port or look).
+_UNSETTLED = (CONFLICT, BLOCKED, TARGET_GONE, PARTIALLY_UPSTREAMED)
+
+
+def _with_listed_subject(
+    patch: Patch, verdict: PatchVerdict, search: TreeSearch | None, pin: TreeSearch | None
+) -> PatchVerdict:
+    """``verdict`` made *upstreamed* (rule ``changelog-subject``) when it is a patch that
+    does not apply, to be ported or looked at, and the new release's changelog lists its
+    subject as an item that the old pin's changelogs do not list
+    (:mod:`patchkeeper.audit.subject_listed`): upstream's commit of that name is in the
+    release, so the backport is upstream however the code around it changed since. A patch
+    that applies, or that git's merge refreshes, is left as it is. The failing patch is
+    still remembered for *blocked* (its lines are not where the later patches need them)."""
+    if search is None or pin is None or verdict.verdict not in _UNSETTLED or verdict.refresh:
+        return verdict
+    if action_of(verdict)[0] not in (PORT, LOOK):
+        return verdict
+    listed = listed_subject(patch, search.changelog_text(), pin.changelog_text())
+    if listed is None:
+        return verdict
+    text = (
+        f"the new release's changelog lists its subject: {listed.path} line {listed.line}: "
+        f"'{listed.text}', which the old pin's changelogs do not"
+    )
+    return replace(
+        verdict,
+        verdict=UPSTREAMED,
+        summary=f"{text}; {verdict.summary}",
+        rule=Rule.CHANGELOG_SUBJECT,
+    )
 
 
 def _at_pin(
