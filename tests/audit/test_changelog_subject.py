@@ -15,6 +15,7 @@ from pathlib import Path
 from audit_support import judge
 
 from patchkeeper.audit.subject_listed import listed_subject, subject_of
+from patchkeeper.audit.verdicts import plainly_upstream
 from patchkeeper.series.model import Patch
 from patchkeeper.series.parse import parse_patch
 
@@ -116,7 +117,12 @@ def test_a_failing_backport_whose_subject_the_release_lists_is_retired(tmp_path:
         "in bufGrow (Bob Keeper)', which the old pin's changelogs do not; "
         f"{FAILING}"
     )
-    assert verdict.summary.endswith(f"{FAILING}; to do: retire (upstream has it)")
+    assert verdict.summary.endswith(
+        f"{FAILING}; to do: retire (after checking that upstream's commit of that subject "
+        "holds all of it)"
+    )
+    # the evidence is the release notes: port --retire leaves it for a person to retire
+    assert not plainly_upstream(verdict)
 
 
 def test_without_the_subject_listed_it_is_a_port(tmp_path: Path) -> None:

@@ -2437,6 +2437,10 @@ TAKEN_REVERTED_REASON = (
 )
 
 
+#: The action's reason of a patch retired because the release notes list its subject.
+CHANGELOG_SUBJECT_REASON = "after checking that upstream's commit of that subject holds all of it"
+
+
 def plainly_upstream(verdict: PatchVerdict) -> bool:
     """Whether ``verdict`` is *upstreamed* with the one unconditional action, *retire*
     because upstream has it (:data:`UPSTREAM_HAS_IT`): nothing of its evidence asks a
@@ -2464,6 +2468,10 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     if verdict.taken_at is not None and verdict.verdict != UPSTREAMED:
         return LOOK, TAKEN_REVERTED_REASON, Rule.TAKEN_EARLIER
     if verdict.verdict == UPSTREAMED:
+        if own == Rule.CHANGELOG_SUBJECT:
+            # the evidence is the release notes, not the code: a backport may carry more
+            # than upstream's commit of that name, so a person checks before it goes
+            return RETIRE, CHANGELOG_SUBJECT_REASON, own
         if verdict.elsewhere:
             reason = "upstream has it at one place; decide whether the other needs it"
             return LOOK, reason, Rule.FITS_ELSEWHERE
