@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from stream_worker import BACKPORT as WORKER_BACKPORT
 from stream_worker import MID, NEW, OLD
 from stream_worker import OWN as WORKER_OWN
@@ -94,6 +95,7 @@ def test_taken_at_the_middle_release_and_changed_since_is_retired(
             },
         ],
         "note": None,
+        "left_out": 0,
     }
     # a read-only command: the downstream is as it was (the releases went to the cache)
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
@@ -130,3 +132,40 @@ def test_taken_then_applying_again_is_looked_at(
         "again; decide whether upstream reverted it)"
     )
     assert report["between"]["versions"] == ["1.1", "1.2"]
+
+
+@pytest.mark.slow  # 16 sdists fetched
+def test_a_pin_far_behind_judges_the_last_of_each_release_series(
+    cli, tmp_path: Path, local_index: LocalIndex
+) -> None:
+    # 14 releases between the pin 1.0 and 2.0, more than MAX_BETWEEN (12): 1.1 gives way to
+    # 1.1.1, the last of its series (which took the backport); of the 13 series' last
+    # releases, 12 evenly spaced are judged (1.7 is not), and neither left out is fetched
+    later = [(f"1.{minor}", NEW) for minor in range(2, 14)]
+    publish(local_index, [("1.0", OLD), ("1.1", OLD), ("1.1.1", MID), *later, ("2.0", NEW)])
+    root = downstream(tmp_path)
+
+    report = audit(cli, root, "--to", "pk-demo==2.0", "--between")
+
+    backport = report["verdicts"][0]
+    assert (backport["verdict"], backport["rule"], backport["taken_at"]) == (
+        "upstreamed",
+        "taken-earlier",
+        "1.1.1",
+    )
+    between = report["between"]
+    assert between["versions"] == [
+        "1.1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.8", "1.9", "1.10", "1.11", "1.12", "1.13"
+    ]  # fmt: skip
+    assert between["left_out"] == 2
+    assert between["rows"][0]["verdicts"] == ["upstreamed"] + ["conflict"] * 11
+    fetched = {p.name for p in (tmp_path / "cache" / "trees" / "pk-demo").iterdir()}
+    judged = {f"pk_demo-{v}" for v in between["versions"]}
+    assert fetched == {"pk_demo-1.0", "pk_demo-2.0", *judged}  # not 1.1 nor 1.7
+
+    text = cli("audit", "--to", "pk-demo==2.0", "--between", cwd=root).out
+    assert (
+        "releases between the pin and this one, judged for the failing patches: 1.1.1, 1.2, "
+        "1.3, 1.4, 1.5, 1.6, 1.8, 1.9, 1.10, 1.11, 1.12, 1.13 (12 of 14: the last of each "
+        "release series, evenly spaced; the others were not fetched)"
+    ) in " ".join(text.split())

@@ -22,6 +22,15 @@ decision (:func:`decide`) reads them:
   it): the evidence is mixed, to do *look*, with the reason;
 - otherwise the verdict at ``NEW`` stands. A weaker match at a release between (upstream
   wrote it differently, most of it there) changes nothing: a wrong retire drops a fix.
+
+A pin far behind has many releases between (Django 2.2.28 to 5.2.17: 158), each fetched
+and judged (about 2 s of CPU a release for Debian's Django series). When there are more than
+:data:`MAX_BETWEEN`, :func:`chosen` judges the last release of each release series (the
+same major and minor version: a maintenance branch takes fixes and keeps them, so its last
+release holds every fix it took), evenly thinned to :data:`MAX_BETWEEN` with the oldest and
+the newest kept. No bisection can stand in: a release where the patch conflicts does not
+say whether upstream has not taken it yet or has taken it and rewritten it since, so the
+window where it is upstream can only be sampled.
 """
 
 from __future__ import annotations
@@ -60,6 +69,9 @@ FAILING = frozenset({CONFLICT, PARTIALLY_UPSTREAMED, TARGET_GONE, BLOCKED})
 #: or every hunk's post-image is there at its place. Upstream writing it differently, or
 #: most of it, does not.
 STRONG_RULES = frozenset({Rule.REVERSE_APPLIES.value, Rule.HUNKS_PRESENT.value})
+
+#: At most this many releases between are fetched and judged (:func:`chosen`).
+MAX_BETWEEN = 12
 
 #: Where the releases between come from (as :attr:`BetweenReleases.source` says it).
 FROM_INDEXES = "the package indexes"
@@ -102,12 +114,15 @@ class BetweenReleases:
         rows: one per failing patch, in series order.
         note: why the releases between were not judged (the index cannot be asked, a
             release cannot be fetched, the old pin's tree cannot be had), else ``None``.
+        left_out: how many releases between were neither fetched nor judged
+            (:func:`chosen`: more than :data:`MAX_BETWEEN`).
     """
 
     source: str
     versions: tuple[str, ...] = ()
     rows: tuple[BetweenRow, ...] = ()
     note: str | None = None
+    left_out: int = 0
 
 
 def failing(verdict: PatchVerdict) -> bool:
@@ -141,13 +156,50 @@ def between_range(config: Config, to: str, version: str | None) -> Requirement |
     return Requirement(f"{canonicalize_name(config.upstream)}>{low},<{high}")
 
 
+def chosen(versions: Sequence[str], most: int = MAX_BETWEEN) -> list[str]:
+    """The releases between to judge, of ``versions`` (oldest first): all of them when they
+    are ``most`` or fewer; else the last release of each release series (same major and
+    minor version), and, when those are still more than ``most``, ``most`` of them evenly
+    spaced, the oldest and the newest kept. A version PEP 440 cannot read is a series of
+    its own.
+
+    >>> chosen(["1.1", "1.1.1", "1.2"], 3)
+    ['1.1', '1.1.1', '1.2']
+    >>> chosen(["1.1", "1.1.1", "1.2", "1.2.1", "2.0"], 3)
+    ['1.1.1', '1.2.1', '2.0']
+    >>> chosen(["1.1", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7"], 3)
+    ['1.1', '1.4', '1.7']
+    """
+    if len(versions) <= most:
+        return list(versions)
+    from packaging.version import InvalidVersion, Version
+
+    lasts: dict[object, str] = {}
+    for text in versions:
+        try:
+            key: object = Version(text).release[:2]
+        except InvalidVersion:
+            key = text
+        lasts.pop(key, None)  # re-inserted: the dict keeps the series in release order
+        lasts[key] = text
+    series = list(lasts.values())
+    if len(series) <= most:
+        return series
+    if most <= 1:
+        return series[-1:]
+    picks = sorted({round(i * (len(series) - 1) / (most - 1)) for i in range(most)})
+    return [series[i] for i in picks]
+
+
 def facts(
     failing_names: Sequence[str],
     versions: Sequence[str],
     judged: Sequence[Sequence[PatchVerdict]],
+    left_out: int = 0,
 ) -> BetweenReleases:
     """The facts: each of ``failing_names``' verdict, rule and action at each release of
-    ``versions`` (``judged``: the series' verdicts there, in the same order)."""
+    ``versions`` (``judged``: the series' verdicts there, in the same order); ``left_out``
+    releases between were not judged (:func:`chosen`)."""
     rows = []
     for name in failing_names:
         at = [next(v for v in verdicts if v.name == name) for verdicts in judged]
@@ -159,7 +211,7 @@ def facts(
                 tuple(v.action for v in at),
             )
         )
-    return BetweenReleases(FROM_INDEXES, tuple(versions), tuple(rows))
+    return BetweenReleases(FROM_INDEXES, tuple(versions), tuple(rows), left_out=left_out)
 
 
 def taken(row: BetweenRow, versions: Sequence[str]) -> tuple[str | None, str | None]:

@@ -16,6 +16,7 @@ from pathlib import Path
 from patchkeeper.audit.between import (
     BetweenReleases,
     between_range,
+    chosen,
     decide,
     facts,
     failing,
@@ -185,7 +186,8 @@ def releases_between(
         return not_judged("the old pin's tree could not be had"), verdicts
     series, patches, unreadable = loaded
     try:
-        versions = index_releases(config, span)[0]
+        every = index_releases(config, span)[0]
+        versions = chosen(every)
         trees = fetch_releases(config, span.name, versions)
         for between_tree in trees:
             check_paths(between_tree, patches)
@@ -208,5 +210,5 @@ def releases_between(
         judged.append(in_series_order(series, found, unreadable))
         seen = states
     names = [v.name for v in verdicts if failing(v)]
-    known = facts(names, versions, judged)
+    known = facts(names, versions, judged, len(every) - len(versions))
     return known, decide(verdicts, known, tree.version or to)

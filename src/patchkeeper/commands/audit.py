@@ -71,8 +71,9 @@ def run(
     "--between",
     is_flag=True,
     help="With one release NAME==VERSION: also judge the releases between the pin and it "
-    "(fetched into the cache) for the patches that fail there; one a release between has "
-    "(it reverse-applies there) is upstreamed at that release, changed since.",
+    "(fetched into the cache; of more than 12, the last of each release series, at most 12) "
+    "for the patches that fail there; one a release between has (it reverse-applies there) "
+    "is upstreamed at that release, changed since.",
 )
 @pull_request_markdown_option
 @save_evidence_option

@@ -34,10 +34,17 @@ def _between_lines(result: AuditResult) -> list[str]:
         return [f"the releases between the pin and this one could not be had ({between.note})"]
     if not between.versions:
         return [f"no release between the pin and this one in {between.source}"]
-    return [
+    line = (
         f"releases between the pin and this one, judged for the failing patches: "
         f"{', '.join(between.versions)}"
-    ]
+    )
+    if between.left_out:
+        every = len(between.versions) + between.left_out
+        line += (
+            f" ({len(between.versions)} of {every}: the last of each release series, "
+            "evenly spaced; the others were not fetched)"
+        )
+    return [line]
 
 
 def _hunk_detail(verdict: PatchVerdict, indent: str) -> list[str]:
