@@ -72,7 +72,7 @@ def test_taken_at_the_middle_release_and_changed_since_is_retired(
         "pkg/worker.py #1 fails at fuzz 0 (closest: pkg/worker.py line 2, 6 of 9 lines "
         "match); 0 of 1 substantive added lines already upstream (strongest: pkg/worker.py "
         "0/1); since the pin, 4 of the 10 lines of `transfer_async` (pkg/worker.py #1) "
-        "changed, 5 of the hunk's 7 lines left there; to do: retire (upstream has it)"
+        "changed, 5 of the hunk's 7 lines left there; to do: retire (after checking that upstream's changes since keep its fix)"
     )
     assert (own["verdict"], own["action"], own["rule"]) == ("conflict", "port", "hunks-fail")
     assert "taken_at" not in own

@@ -33,7 +33,7 @@ def test_taken_at_a_release_between_keeps_the_whole_evidence() -> None:
     assert (decided.verdict, decided.action, decided.taken_at) == ("upstreamed", "retire", "1.1")
     assert decided.summary == (
         "upstreamed at 1.1, changed since: 1.1 has it (reverse-applies); "
-        "at 1.2: needs a.patch; to do: x; to do: retire (upstream has it)"
+        "at 1.2: needs a.patch; to do: x; to do: retire (after checking that upstream's changes since keep its fix)"
     )
 
 
@@ -68,5 +68,5 @@ def test_a_blocker_upstream_rewrote_keeps_its_whole_name_in_the_later_evidence()
     assert (later.verdict, later.action) == ("upstreamed", "retire")
     assert later.summary == (
         "upstream took it in 1.1 and has rewritten its lines since: it needs lines of "
-        "a; to do: y.patch, which upstream rewrote too; to do: retire (upstream has it)"
+        "a; to do: y.patch, which upstream rewrote too; to do: retire (after checking that upstream's changes since keep its fix)"
     )

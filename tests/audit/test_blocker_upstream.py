@@ -95,7 +95,7 @@ def test_a_patch_upstream_took_is_upstreamed_when_its_blocker_is(tmp_path: Path)
     assert [v.rule for v in releases[1].verdicts] == ["taken-earlier", "taken-earlier"]
     assert releases[1].verdicts[1].summary == (
         "upstream took it in 1.0.0 and has rewritten its lines since: it needs lines of "
-        "0001-names.patch, which upstream rewrote too; to do: retire (upstream has it)"
+        "0001-names.patch, which upstream rewrote too; to do: retire (after checking that upstream's changes since keep its fix)"
     )
     assert next_pin(releases) == "1.0.1"
 

@@ -2439,6 +2439,8 @@ TAKEN_REVERTED_REASON = (
 
 #: The action's reason of a patch retired because the release notes list its subject.
 CHANGELOG_SUBJECT_REASON = "after checking that upstream's commit of that subject holds all of it"
+#: The action's reason of a patch retired because a release between had it.
+TAKEN_EARLIER_RETIRE_REASON = "after checking that upstream's changes since keep its fix"
 
 
 def plainly_upstream(verdict: PatchVerdict) -> bool:
@@ -2472,6 +2474,10 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
             # the evidence is the release notes, not the code: a backport may carry more
             # than upstream's commit of that name, so a person checks before it goes
             return RETIRE, CHANGELOG_SUBJECT_REASON, own
+        if own == Rule.TAKEN_EARLIER:
+            # the evidence is an earlier release: what upstream changed since may have
+            # dropped the fix again, so a person checks before it goes
+            return RETIRE, TAKEN_EARLIER_RETIRE_REASON, own
         if verdict.elsewhere:
             reason = "upstream has it at one place; decide whether the other needs it"
             return LOOK, reason, Rule.FITS_ELSEWHERE
