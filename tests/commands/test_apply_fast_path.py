@@ -101,6 +101,7 @@ def test_an_input_error_is_reported_as_by_the_command_line(example: Example) -> 
     full = _run(FULL, args, example.downstream, example.root / "cache")
     message = (
         f"patchkeeper: error: {example.root / 'nowhere'}: the target directory does not exist\n"
+        f"  hint: the nearest directory that exists is {example.root}: check the path\n"
     )
     assert short == ("", message, "2 LOADED []")
     assert full == ("", message, "2 LOADED ['click', 'patchkeeper.main']")

@@ -365,10 +365,13 @@ def _missing_tree(path: Path, what: str) -> TargetError:
         )
     else:
         # a typo is usually one part of the path: the deepest folder that exists shows which
+        # (none when only the file system's root does: that says nothing)
         nearest = path.expanduser().parent
         while not nearest.is_dir() and nearest != nearest.parent:
             nearest = nearest.parent
-        hint = f"the nearest directory that exists is {nearest}: check the path"
+        hint = None
+        if nearest != nearest.parent:
+            hint = f"the nearest directory that exists is {nearest}: check the path"
     return TargetError(f"{what} does not exist", path=path, hint=hint)
 
 
