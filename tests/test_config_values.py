@@ -471,3 +471,24 @@ def test_a_config_file_of_another_name_is_named_as_it_is_read(
     run = cli("--config", str(config), "lint", cwd=tmp_path)
     assert (run.code, run.out) == (2, "")
     assert run.err == f"patchkeeper: error: {config}:{line}: {message}\n  hint: {hint}\n"
+
+
+def test_a_patchkeeper_toml_with_a_tool_table_found_by_search_reads_as_with_config(
+    cli, tmp_path
+) -> None:
+    """A patchkeeper.toml written as a pyproject.toml's table ([tool.patchkeeper]) is read
+    the same whether found from the current directory or named with --config: its keys are
+    those of [tool.patchkeeper], and a wrong one is named at its line in that table."""
+    config = tmp_path / "patchkeeper.toml"
+    config.write_text('[tool.patchkeeper]\nupstream = "paramiko"\npin = "2.12.0"\n')
+    found = load_config(start=tmp_path)
+    assert (found.source, found.upstream, found.pin) == (config, "paramiko", "2.12.0")
+    assert load_config(config).upstream == "paramiko"
+    config.write_text('[tool.patchkeeper]\nupstream = "paramiko"\ntarget = "../up"\n')
+    run = cli("lint", cwd=tmp_path)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {config}:3: unknown key 'target'\n  hint: the known keys here "
+        "are: directory, entries, fetch, git, headers, ignore, ledger, lint, lock-timeout, "
+        "pin, port, pristine, report, runtime, series, strip, upstream\n"
+    )

@@ -800,7 +800,7 @@ def find_config(start: Path) -> tuple[Path | None, dict[str, Any]]:
                 "(or pass --config FILE to choose)",
             )
         if own.is_file():
-            return own, _read_toml(own)
+            return own, read_table(own)
         if pyproject is not None:
             return directory / PYPROJECT, pyproject
     return None, {}
