@@ -113,6 +113,12 @@ def test_entry_configuration_errors(downstream: Path) -> None:
             'add diff = "..." to [entries.foreign-diffs.fa2]',
             "[entries.foreign-diffs.fa2]",
         ),
+        (
+            '[entries.vendored.pthfa]\ndirectory = "  "\n',
+            "entry 'pthfa' needs 'directory'",
+            'add directory = "..." to [entries.vendored.pthfa]',
+            'directory = "  "',
+        ),
     ],
 )
 def test_entry_errors_name_the_whole_key_and_its_line(

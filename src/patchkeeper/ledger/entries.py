@@ -150,7 +150,7 @@ def _load(
                 hint=f'write it as a table [tool.patchkeeper.{dotted}] with {key} = "..."',
             )
         values = validate(raw, source, schema, prefix=f"{dotted}.")
-        if not values[key]:
+        if not (values[key] or "").strip():
             raise ConfigError(
                 f"entry '{name}' needs '{key}'",
                 path=source,
