@@ -65,14 +65,17 @@ def test_overlay_lint_and_fields(downstream: Path) -> None:
         '[entries.overlays.kvarn]\nsource = "kvarn/files"\nfields = { Kind = "other" }\n',
     )
     findings = [f.text() for f in lint.lint_downstream(config_at(downstream)).findings]
+    lines = (downstream / "patchkeeper.toml").read_text().splitlines()
+    table = lines.index("[entries.overlays.kvarn]") + 1
+    at = f"patchkeeper.toml:{table + 2}:"  # the fields key, two lines below the header
+    add = "to the fields of [entries.overlays.kvarn]"
     assert findings == [
-        "patchkeeper.toml: PK101 kvarn: missing header 'What:'",
-        "patchkeeper.toml: PK101 kvarn: missing header 'Upstream:'",
-        "patchkeeper.toml: PK101 kvarn: missing header 'Cut-against:'",
-        "patchkeeper.toml: PK101 kvarn: missing header 'Retires-when:'",
-        "patchkeeper.toml: PK103 kvarn: kind 'other' is not one of backport, fix, feature, "
-        "local, own",
-        "patchkeeper.toml: PK501 overlay 'kvarn': kvarn/files is missing or empty",
+        f"{at} PK101 kvarn: missing field 'What': add What = \"...\" {add}",
+        f"{at} PK101 kvarn: missing field 'Upstream': add Upstream = \"...\" {add}",
+        f"{at} PK101 kvarn: missing field 'Cut-against': add Cut-against = \"...\" {add}",
+        f"{at} PK101 kvarn: missing field 'Retires-when': add Retires-when = \"...\" {add}",
+        f"{at} PK103 kvarn: kind 'other' is not one of backport, fix, feature, local, own",
+        f"patchkeeper.toml:{table}: PK501 overlay 'kvarn': kvarn/files is missing or empty",
     ]
 
 
@@ -225,8 +228,11 @@ def test_vendored_tree_checked_file_by_file(downstream: Path, foreign: Path) -> 
             config_at(downstream), lint.LintRequest(foreign_checkouts={"": foreign})
         ).findings
     ]
+    table = (
+        (downstream / "patchkeeper.toml").read_text().splitlines().index("[entries.vendored.pthfa]")
+    )
     assert findings == [
-        f"patchkeeper.toml: PK506 pthfa: no commit 'deadbeefdeadbeef' in {foreign}: "
+        f"patchkeeper.toml:{table + 1}: PK506 pthfa: no commit 'deadbeefdeadbeef' in {foreign}: "
         "fetch the tag or commit into the checkout, or check its name"
     ]
 

@@ -68,6 +68,9 @@ _VENDORED_SCHEMA: dict[str, Any] = {
     "fields": (dict, {}),
 }
 
+#: The ``[entries.*]`` table of each kind of entry.
+ENTRY_TABLES = {"overlay": "overlays", "foreign-diff": "foreign-diffs", "vendored": "vendored"}
+
 #: A commit id alone on a line of a PIN file: ``0123456789abcdef0123456789abcdef01234567``
 PIN_COMMIT = re.compile(r"^[0-9a-fA-F]{7,64}$")
 
@@ -89,6 +92,12 @@ class Entry:
     path: Path
     fields: Mapping[str, str] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def table(self) -> str:
+        """The dotted name of its table as ``patchkeeper.toml`` writes it
+        (``entries.overlays.kvarn-files``)."""
+        return f"entries.{ENTRY_TABLES[self.kind]}.{self.name}"
 
     def field_value(self, name: str) -> str:
         """The value of field ``name`` (any case), ``""`` when absent; a family (``Bug*``)

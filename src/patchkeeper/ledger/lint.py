@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from patchkeeper.config import Config, runtime_only
+from patchkeeper.config import Config, dotted_key_line, runtime_only, spelt_for
 from patchkeeper.errors import Finding, PatchFormatError
 from patchkeeper.ledger.entries import (
     Entry,
@@ -155,15 +155,27 @@ def check_fields(
     fallback_line: int | None,
     settings: HeaderSettings,
     pin: str | None,
+    missing: str = "missing header '{}:'",
+    missing_hint: str = "",
 ) -> list[Finding]:
     """Check header values; ``get`` maps a lower-case field name to ``(value, line)``.
 
-    Used for patches (from :class:`Headers`) and for entries (from their ``fields`` table).
+    Used for patches (from :class:`Headers`) and for entries (from their ``fields`` table);
+    ``missing`` words a required field that is absent and ``missing_hint`` what to do about
+    it (``{}``: its name); a header of a patch by default.
     """
     out: list[Finding] = []
     for name in settings.required:
         if name.lower() not in get:
-            out.append(Finding("PK101", where, fallback_line, f"missing header '{name}:'"))
+            out.append(
+                Finding(
+                    "PK101",
+                    where,
+                    fallback_line,
+                    missing.format(name),
+                    missing_hint.format(name),
+                )
+            )
     for key, (value, line) in get.items():
         if not value.strip() and key in {n.lower() for n in settings.required}:
             out.append(Finding("PK102", where, line, f"header '{key}' is empty"))
@@ -517,23 +529,30 @@ def lint_entries(
     where = display_path(source, config.root)
     out: list[Finding] = []
     for entry in entries:
-        values = {k.lower(): (str(v), None) for k, v in entry.fields.items()}
-        for finding in check_fields(values, where, None, hsettings, config.pin):
-            out.append(
-                Finding(finding.code, finding.path, None, f"{entry.name}: {finding.message}")
+        table = entry.table
+        at_table = dotted_key_line(config.source, table)
+        line = dotted_key_line(config.source, f"{table}.fields") or at_table
+        values = {k.lower(): (str(v), line) for k, v in entry.fields.items()}
+        add = spelt_for(f'add {{}} = "..." to the fields of [tool.patchkeeper.{table}]', source)
+        found = [
+            replace(finding, message=f"{entry.name}: {finding.message}")
+            for finding in check_fields(
+                values, where, line, hsettings, config.pin, "missing field '{}'", add
             )
+        ]
         if entry.kind == "overlay":
-            out += lint_overlay(entry, config.root, source)
-            continue
-        checkout = checkout_for(entry, checkouts, config.root)
-        if checkout is None:
+            found += lint_overlay(entry, config.root, source)
+        elif (checkout := checkout_for(entry, checkouts, config.root)) is None:
             if skipped is not None:
                 skipped.append(_skipped_check(entry))
-            continue
-        if entry.kind == "foreign-diff":
-            out += check_foreign_diff(entry, checkout, config.root, source)
+        elif entry.kind == "foreign-diff":
+            found += check_foreign_diff(entry, checkout, config.root, source)
         else:
-            out += check_vendored(entry, checkout, config.root, source)
+            found += check_vendored(entry, checkout, config.root, source)
+        # A finding about the entry as a whole is placed at its table.
+        out += [
+            replace(f, line=at_table) if f.line is None and f.path == where else f for f in found
+        ]
     return out
 
 
@@ -560,11 +579,9 @@ def from_repository_root(findings: tuple[Finding, ...], root: Path) -> tuple[Fin
 
 def _skipped_check(entry: Entry) -> str:
     what = "vendored tree" if entry.kind == "vendored" else "foreign diff"
-    table = "vendored" if entry.kind == "vendored" else "foreign-diffs"
     return (
         f"{what} '{entry.name}' was not compared with its pinned commit: no checkout "
-        f"(pass --foreign-checkout {entry.name}=PATH, or set checkout in "
-        f"[entries.{table}.{entry.name}])"
+        f"(pass --foreign-checkout {entry.name}=PATH, or set checkout in [{entry.table}])"
     )
 
 
