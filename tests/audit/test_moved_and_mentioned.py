@@ -7,6 +7,8 @@ from pathlib import Path
 
 from audit_support import judge
 
+from patchkeeper.jsonable import to_jsonable
+
 CLIENT_OLD = """from pkg.util import log
 
 
@@ -147,6 +149,11 @@ def test_a_changelog_mention_supports_written_differently(tmp_path: Path) -> Non
     assert [(m.reference, m.path, m.line) for m in verdict.mentions] == [
         ("812", "CHANGES.rst", 7),
         ("CVE-2031-0002", "CHANGES.rst", 7),
+    ]
+    line = "- Limit the length of redirect locations (CVE-2031-0002, #812)."
+    assert to_jsonable(verdict)["mentions"] == [
+        {"reference": "812", "path": "CHANGES.rst", "line": 7, "text": line},
+        {"reference": "CVE-2031-0002", "path": "CHANGES.rst", "line": 7, "text": line},
     ]
     assert verdict.summary == (
         "upstream has it written differently: 2 of 3 substantive added lines are there and the "

@@ -7,7 +7,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from test_port_config import debian_downstream
+from daily_support import debian_downstream
 
 from helpers import Example
 

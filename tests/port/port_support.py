@@ -1,14 +1,16 @@
 """Helpers for the port tests: resolving conflicts, building an upstream git history, porting
-a one-patch series between two small release trees."""
+a one-patch series between two small release trees, and porting the bundled example (its
+resolved lines, its conflict region, its last report)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from helpers import git, resolve, write_files
+from helpers import Example, git, resolve, write_files
 
 __all__ = ["git", "resolve"]
 
@@ -89,3 +91,62 @@ def port_one_patch(
         },
     )
     return cli("port", "--to", "../new", cwd=down), down
+
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+
+
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+
+
+FINAL = [
+    ("retry-backoff-cap.patch", "upstreamed"),
+    ("redirect-strip-proxy-auth.patch", "resolved"),
+    ("headers-merge-order.patch", "merged"),
+    ("client-describe-version.patch", "offset"),
+    ("metrics-redirects.patch", "offset"),
+    ("metrics-same-host.patch", "clean"),
+    ("redirect-strip-api-key.patch", "resolved"),
+]
+
+
+CONFLICT_REGION = (
+    b"<<<<<<< new pin 1.1\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie"])\n'
+    b"||||||| old pin 1.0\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization"])\n'
+    b"=======\n"
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization"])\n'
+    b">>>>>>> redirect-strip-proxy-auth.patch\n"
+)
+
+
+def start(cli, example: Example, *extra: str):
+    return cli(
+        "port",
+        "--json",
+        "--to",
+        str(example.new),
+        "--from",
+        str(example.old),
+        *extra,
+        cwd=example.downstream,
+    )
+
+
+def work_files(example: Example) -> Path:
+    return example.downstream / ".patchkeeper-port" / "conflict" / "files"
+
+
+def port_to_the_end(cli, example: Example, *extra: str) -> dict:
+    """Start, resolve both conflicts, and return the last report."""
+    assert start(cli, example, *extra).code == 1
+    resolve(work_files(example) / "retry.py", PROXY)
+    assert cli("port", "--continue", cwd=example.downstream).code == 1
+    resolve(work_files(example) / "retry.py", API_KEY)
+    run = cli("port", "--continue", "--json", cwd=example.downstream)
+    assert run.code == 0, run.out + run.err
+    return json.loads(run.out)

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from port_support import resolve
-from test_port_example import API_KEY, PROXY, work_files
+from port_support import API_KEY, PROXY, resolve, work_files
 
 from helpers import Example, make_checkout
 from patchkeeper.commands.port import run

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from port_support import resolve
-from test_port_example import API_KEY, PROXY, work_files
+from port_support import API_KEY, PROXY, resolve, work_files
 
 from helpers import Example, make_checkout
 

@@ -13,15 +13,18 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from port_support import resolve
+from port_support import (
+    API_KEY,
+    CONFLICT_REGION,
+    FINAL,
+    PROXY,
+    port_to_the_end,
+    resolve,
+    start,
+    work_files,
+)
 
 from helpers import Example, tree_bytes
-
-PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
-API_KEY = (
-    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
-    b'"X-Api-Key"])\n'
-)
 
 FIRST_STOP = [
     ("retry-backoff-cap.patch", "upstreamed", False),
@@ -32,26 +35,6 @@ FIRST_STOP = [
     ("metrics-same-host.patch", "clean", True),
     ("redirect-strip-api-key.patch", "blocked", True),
 ]
-
-FINAL = [
-    ("retry-backoff-cap.patch", "upstreamed"),
-    ("redirect-strip-proxy-auth.patch", "resolved"),
-    ("headers-merge-order.patch", "merged"),
-    ("client-describe-version.patch", "offset"),
-    ("metrics-redirects.patch", "offset"),
-    ("metrics-same-host.patch", "clean"),
-    ("redirect-strip-api-key.patch", "resolved"),
-]
-
-CONFLICT_REGION = (
-    b"<<<<<<< new pin 1.1\n"
-    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie"])\n'
-    b"||||||| old pin 1.0\n"
-    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization"])\n'
-    b"=======\n"
-    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Proxy-Authorization"])\n'
-    b">>>>>>> redirect-strip-proxy-auth.patch\n"
-)
 
 HEADERS_MERGE_ORDER = b'''From: Example Maintainer <maintainer@example.org>
 Subject: [minihttp] headers-merge-order
@@ -81,34 +64,6 @@ index f3d405f..849ad75 100644
 +        out.setdefault(normalize(name), value)
      return out
 '''
-
-
-def start(cli, example: Example, *extra: str):
-    return cli(
-        "port",
-        "--json",
-        "--to",
-        str(example.new),
-        "--from",
-        str(example.old),
-        *extra,
-        cwd=example.downstream,
-    )
-
-
-def work_files(example: Example) -> Path:
-    return example.downstream / ".patchkeeper-port" / "conflict" / "files"
-
-
-def port_to_the_end(cli, example: Example, *extra: str) -> dict:
-    """Start, resolve both conflicts, and return the last report."""
-    assert start(cli, example, *extra).code == 1
-    resolve(work_files(example) / "retry.py", PROXY)
-    assert cli("port", "--continue", cwd=example.downstream).code == 1
-    resolve(work_files(example) / "retry.py", API_KEY)
-    run = cli("port", "--continue", "--json", cwd=example.downstream)
-    assert run.code == 0, run.out + run.err
-    return json.loads(run.out)
 
 
 def test_port_stops_at_the_first_conflict_with_its_files(cli, example: Example) -> None:

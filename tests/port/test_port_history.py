@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from port_support import git, resolve, upstream_repository
+from port_support import git, resolve, start, upstream_repository
 
 from helpers import Example
 
@@ -49,25 +49,10 @@ def commit_of(repo: Path, subject: str) -> str:
     return git(repo, "log", "--all", "-F", f"--grep={subject}", "--format=%H")
 
 
-def _port_json(cli, example: Example, upstream: Path):
-    """``port --json`` of the example to its new release, with ``upstream``'s history."""
-    return cli(
-        "port",
-        "--json",
-        "--to",
-        str(example.new),
-        "--from",
-        str(example.old),
-        "--upstream-repo",
-        str(upstream),
-        cwd=example.downstream,
-    )
-
-
 def test_references_and_causes_from_the_upstream_history(
     cli, example: Example, upstream: Path
 ) -> None:
-    run = _port_json(cli, example, upstream)
+    run = start(cli, example, "--upstream-repo", str(upstream))
     assert run.code == 1, run.err
     data = json.loads(run.out)
     assert data["history"] == f"{upstream} (v1.0..v1.1)"
@@ -132,7 +117,7 @@ def test_references_and_causes_from_the_upstream_history(
 def test_a_merge_commit_is_a_reference_too(cli, example: Example, upstream: Path) -> None:
     patch = example.downstream / "patches" / "metrics-same-host.patch"
     patch.write_bytes(patch.read_bytes().replace(b"Upstream: none", b"Upstream: minihttp #17"))
-    run = _port_json(cli, example, upstream)
+    run = start(cli, example, "--upstream-repo", str(upstream))
     data = json.loads(run.out)
     references = data["patches"][5]["references"]
     assert [(r["text"], r["status"], r["commit"]["subject"]) for r in references] == [
@@ -158,7 +143,7 @@ def test_a_url_reference_is_named_as_the_header_writes_it(
             b"Upstream: none", b"Upstream: none\nForwarded: " + url.encode() + b","
         )
     )
-    run = _port_json(cli, example, upstream)
+    run = start(cli, example, "--upstream-repo", str(upstream))
     references = json.loads(run.out)["patches"][5]["references"]
     assert [(r["field"], r["text"], r["status"]) for r in references] == [
         ("Forwarded", url, "in the new pin")

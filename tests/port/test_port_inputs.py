@@ -7,8 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from port_support import resolve
-from test_port_example import API_KEY, PROXY, start, work_files
+from port_support import API_KEY, PROXY, resolve, start, work_files
 
 from helpers import Example
 

@@ -11,8 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from port_support import resolve
-from test_port_example import API_KEY, CONFLICT_REGION, FINAL, PROXY, start, work_files
+from port_support import API_KEY, CONFLICT_REGION, FINAL, PROXY, resolve, start, work_files
 
 from helpers import Example
 from patchkeeper.port import workdir

@@ -7,8 +7,7 @@ port waits at a conflict)."""
 
 from __future__ import annotations
 
-from port_support import resolve
-from test_port_example import API_KEY, PROXY, start, work_files
+from port_support import API_KEY, PROXY, resolve, start, work_files
 
 from helpers import Example, tree_bytes
 

@@ -6,8 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from port_support import resolve
-from test_port_example import PROXY, start, work_files
+from port_support import PROXY, resolve, start, work_files
 
 from helpers import Example
 from patchkeeper.audit.verdicts import FailedPatch, judge_patch

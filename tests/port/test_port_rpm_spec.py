@@ -11,7 +11,7 @@ patches, as ``patchkeeper init`` finds a Fedora package's.
 
 from __future__ import annotations
 
-from test_port_example import port_to_the_end
+from port_support import port_to_the_end
 
 from helpers import EXAMPLE_SPEC_TAGS, Example, minihttp_spec
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_port_example import port_to_the_end
+from port_support import port_to_the_end
 
 from helpers import Example
 

@@ -22,6 +22,17 @@ def runtime_trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture
+def runtime_versions(runtime_trees: Path) -> list[str]:
+    """The ``--from`` and ``--to`` options naming the fixtures' two upstream trees."""
+    return [
+        "--from",
+        str(runtime_trees / "upstream-1.0"),
+        "--to",
+        str(runtime_trees / "upstream-2.0"),
+    ]
+
+
+@pytest.fixture
 def plugin_trees(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TreeWriter:
     """A writer of a plugin and its upstream releases under ``tmp_path``, with a private
     cache (:mod:`plugin_trees`)."""

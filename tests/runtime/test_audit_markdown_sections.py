@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from plugin_trees import ENGINE, PATCH_STEP, TreeWriter, patch_plugin
-from test_unparsed_patch_files import _versions
 
 
 def test_no_stale_bindings_says_none(plugin_trees: TreeWriter, cli) -> None:
@@ -33,10 +32,12 @@ def test_no_stale_bindings_says_none(plugin_trees: TreeWriter, cli) -> None:
     )
 
 
-def test_the_counts_follow_the_stale_bindings(runtime_trees: Path, cli) -> None:
+def test_the_counts_follow_the_stale_bindings(
+    runtime_trees: Path, runtime_versions: list[str], cli
+) -> None:
     plugin = runtime_trees / "plugin"
     markdown = runtime_trees / "audit.md"
-    cli("runtime", "audit", *_versions(runtime_trees), "--markdown", str(markdown), cwd=plugin)
+    cli("runtime", "audit", *runtime_versions, "--markdown", str(markdown), cwd=plugin)
     text = markdown.read_text(encoding="utf-8")
     stale = text[text.index("## Stale bindings\n") : text.index("## Counts\n")]
     assert stale.splitlines()[2].startswith("- `"), stale

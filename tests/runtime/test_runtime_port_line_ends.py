@@ -15,8 +15,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from test_runtime_port_gates import EXPECTED_DIFF, PLUGIN_FILES, UPSTREAM_NEW, UPSTREAM_OLD
-from vupplug import port_vup, write_upstreams
+from vupplug import (
+    EXPECTED_DIFF,
+    PLUGIN_FILES,
+    UPSTREAM_NEW,
+    UPSTREAM_OLD,
+    port_vup,
+    write_upstreams,
+)
 
 
 def _write(root: Path, files: dict[str, str], newline: str = "\n") -> None:

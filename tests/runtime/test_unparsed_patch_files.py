@@ -45,10 +45,6 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
-def _versions(work: Path) -> list[str]:
-    return ["--from", str(work / "upstream-1.0"), "--to", str(work / "upstream-2.0")]
-
-
 def test_lock_refuses_a_patch_file_that_does_not_parse(runtime_trees: Path, cli) -> None:
     plugin = runtime_trees / "plugin"
     _break(plugin)
@@ -65,11 +61,13 @@ def test_lock_refuses_a_patch_file_that_does_not_parse(runtime_trees: Path, cli)
     assert _tree(plugin) == before  # no lock file written
 
 
-def test_port_refuses_to_merge_again_into_conflict_markers(runtime_trees: Path, cli) -> None:
+def test_port_refuses_to_merge_again_into_conflict_markers(
+    runtime_trees: Path, runtime_versions: list[str], cli
+) -> None:
     plugin = runtime_trees / "plugin"
     _break(plugin)
     before = _tree(plugin)
-    run = cli("runtime", "port", *_versions(runtime_trees), "--write", cwd=plugin)
+    run = cli("runtime", "port", *runtime_versions, "--write", cwd=plugin)
     assert run.code == 2
     assert run.err.startswith(
         f"patchkeeper: error: {plugin / SCHEDULER}:13: not valid Python (an unresolved conflict region): "
@@ -78,7 +76,9 @@ def test_port_refuses_to_merge_again_into_conflict_markers(runtime_trees: Path, 
     assert _tree(plugin) == before
 
 
-def test_audit_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path, cli) -> None:
+def test_audit_names_the_file_it_could_not_read_and_exits_1(
+    runtime_trees: Path, runtime_versions: list[str], cli
+) -> None:
     plugin = runtime_trees / "plugin"
     # A one-file plugin whose only file is broken: before, exit 0 and empty counts.
     for other in ("fix_disabled.py", "fix_sampler.py"):
@@ -91,7 +91,7 @@ def test_audit_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path,
         "from metaplug.patch.bugfix import fix_scheduler  # noqa: F401\n"
     )
     _break(plugin)
-    run = cli("runtime", "audit", *_versions(runtime_trees), cwd=plugin)
+    run = cli("runtime", "audit", *runtime_versions, cwd=plugin)
     assert run.code == 1
     lines = run.out.splitlines()
     assert lines[1:4] == [
@@ -101,7 +101,7 @@ def test_audit_names_the_file_it_could_not_read_and_exits_1(runtime_trees: Path,
     ]
     assert lines[-3:] == ["mechanism: none", "activation: none", "decision: none"]
     markdown = runtime_trees / "audit.md"
-    cli("runtime", "audit", *_versions(runtime_trees), "--markdown", str(markdown), cwd=plugin)
+    cli("runtime", "audit", *runtime_versions, "--markdown", str(markdown), cwd=plugin)
     assert (
         "## Not audited (not valid Python: their entries are unknown)\n\n"
         f"- {SCHEDULER}:13: not valid Python (an unresolved conflict region)\n"

@@ -98,3 +98,156 @@ def port_written(
     from the one release to the other (:func:`port_vup`, the diff not applied)."""
     write_upstreams(tmp_path, monkeypatch, old_model, new_model)
     return port_vup(tmp_path, write_files(tmp_path / "plugin", files))
+
+
+#: The version-gate plugin of the runtime port tests of gates and line ends: ``vup/model.py``
+#: at 1.0 and 2.0, the patch module and the gated kernel, the plugin's files and the exact
+#: diff ``runtime port`` writes.
+UPSTREAM_OLD = """class Model:
+    def forward(self, positions, hidden_states, residual):
+        for layer in self.layers:
+            if idx in self.aux_layers:
+                aux.append(hidden_states + residual)
+            hidden_states, residual = layer(
+                positions, hidden_states, residual, scaling
+            )
+        hidden_states, _ = self.norm(hidden_states, residual)
+        return hidden_states
+
+
+def kernel(x, y):
+    return x + y
+"""
+
+
+UPSTREAM_NEW = """class Model:
+    def forward(self, positions, hidden_states, residual):
+        for layer in self.layers:
+            if idx in self.aux_layers:
+                aux_state = hidden_states + residual
+                if aux_state.shape[0] != positions.shape[0]:
+                    aux_state = all_gather(
+                        aux_state, 0
+                    )
+                aux.append(aux_state)
+            hidden_states, residual = layer(
+                positions, hidden_states, residual, scaling
+            )
+        hidden_states, _ = self.norm(hidden_states, residual)
+        return hidden_states
+
+
+def kernel(x, y, scale=1.0):
+    return (x + y) * scale
+"""
+
+
+GATED_PATCH = """# -----------------------------------------------------------------------------
+# Note: The fixture device keeps the residual contiguous.
+#
+# Affected versions: vup 1.0.
+# -----------------------------------------------------------------------------
+import vup.model
+
+from vaplug.ops.kernel import kernel_npu
+from vaplug.utils import is_310p, vllm_version_is
+
+if vllm_version_is("1.0"):
+    from vup.model import Model  # the old path
+else:
+    from vup.model import Model
+
+
+def _patched_forward(self, positions, hidden_states, residual):
+    for layer in self.layers:
+        if idx in self.aux_layers:
+            aux.append(hidden_states + residual)
+        hidden_states, residual = layer(positions, hidden_states, residual, scaling)
+    hidden_states, _ = self.norm(hidden_states, residual.contiguous())
+    return hidden_states
+
+
+Model.forward = _patched_forward
+
+if is_310p():
+    vup.model.kernel = kernel_npu
+"""
+
+
+GATED_KERNEL = """from vaplug.utils import vllm_version_is
+
+if vllm_version_is("1.0"):
+
+    def kernel_npu(x, y):
+        return npu_add(x, y)
+
+else:
+
+    def kernel_npu(x, y, scale=1.0):
+        return npu_add(x, y) * scale
+"""
+
+
+PLUGIN_FILES = plugin_files(
+    "patch_model",
+    {
+        "vaplug/utils.py": UTILS + "\n\ndef is_310p():\n    return False\n",
+        "vaplug/patch/patch_model.py": GATED_PATCH,
+        "vaplug/ops/__init__.py": "",
+        "vaplug/ops/kernel.py": GATED_KERNEL,
+    },
+)
+
+
+EXPECTED_DIFF = """--- a/vaplug/ops/kernel.py
++++ b/vaplug/ops/kernel.py
+@@ -1,11 +1,2 @@
+-from vaplug.utils import vllm_version_is
+-
+-if vllm_version_is("1.0"):
+-
+-    def kernel_npu(x, y):
+-        return npu_add(x, y)
+-
+-else:
+-
+-    def kernel_npu(x, y, scale=1.0):
+-        return npu_add(x, y) * scale
++def kernel_npu(x, y, scale=1.0):
++    return npu_add(x, y) * scale
+--- a/vaplug/patch/patch_model.py
++++ b/vaplug/patch/patch_model.py
+@@ -1,23 +1,25 @@
+ # -----------------------------------------------------------------------------
+ # Note: The fixture device keeps the residual contiguous.
+ #
+-# Affected versions: vup 1.0.
++# Affected versions: vup 1.0. Reviewed against 2.0.
+ # -----------------------------------------------------------------------------
+ import vup.model
+ 
+ from vaplug.ops.kernel import kernel_npu
+-from vaplug.utils import is_310p, vllm_version_is
++from vaplug.utils import is_310p
+ 
+-if vllm_version_is("1.0"):
+-    from vup.model import Model  # the old path
+-else:
+-    from vup.model import Model
++from vup.model import Model
+ 
+ 
+ def _patched_forward(self, positions, hidden_states, residual):
+     for layer in self.layers:
+         if idx in self.aux_layers:
+-            aux.append(hidden_states + residual)
++            aux_state = hidden_states + residual
++            if aux_state.shape[0] != positions.shape[0]:
++                aux_state = all_gather(
++                    aux_state, 0
++                )
++            aux.append(aux_state)
+         hidden_states, residual = layer(positions, hidden_states, residual, scaling)
+     hidden_states, _ = self.norm(hidden_states, residual.contiguous())
+     return hidden_states
+"""

@@ -6,16 +6,15 @@ Each result is read back by the other commands (``ledger --check``, ``lint``, ``
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
+from start_support import EXAMPLE_PATCHES, format_patch_branch, git, quilt_tree
 
-from helpers import EXAMPLE_SERIES, EXAMPLES, Example, make_checkout
+from helpers import EXAMPLE_SERIES, Example
 from json_schema_check import output
 from patchkeeper import __version__
 
-EXAMPLE_PATCHES = EXAMPLES / "downstream" / "patches"
 NEXT = [
     "next:",
     "  patchkeeper ledger --check  # PATCHES.md is current (CI runs this)",
@@ -23,20 +22,6 @@ NEXT = [
     "  patchkeeper verify --target DIR  # DIR: a {0} tree with the series applied",
     "  patchkeeper audit --to {0}==VERSION  # how the series fares on a newer release",
 ]
-
-
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
-def quilt_tree(example: Example) -> Path:
-    """The example's old upstream with the example's series in ``patches/`` (quilt's layout)."""
-    tree = example.root / "tree"
-    shutil.copytree(example.old, tree)
-    shutil.copytree(EXAMPLE_PATCHES, tree / "patches")
-    return tree
 
 
 def test_a_quilt_series_in_an_unpacked_tree(cli, example: Example) -> None:
@@ -439,18 +424,6 @@ def test_a_bad_upstream_option_writes_nothing(cli, example: Example) -> None:
             "  hint: give the project and its exact version, e.g. --upstream urllib3==2.0.7\n",
         )
     assert not (tree / "patchkeeper.toml").exists() and not (tree / "PATCHES.md").exists()
-
-
-def format_patch_branch(example: Example) -> Path:
-    """A git checkout of minihttp: the 1.0 tree tagged ``v1.0``, then the example's first two
-    patches as commits (their subjects and bodies from the patch headers)."""
-    repo = example.root / "checkout"
-    shutil.copytree(example.old, repo)
-    make_checkout(repo, "minihttp 1.0", tag="v1.0")
-    for name in EXAMPLE_SERIES[:2]:
-        git(repo, "apply", "--directory=minihttp", str(EXAMPLE_PATCHES / name))
-        git(repo, "commit", "-q", "-a", "-m", name.removesuffix(".patch"), "-m", "Why: a test.")
-    return repo
 
 
 def test_a_git_format_patch_directory_gets_a_series(cli, example: Example) -> None:

@@ -11,7 +11,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from test_init_forms import format_patch_branch, git
+from start_support import format_patch_branch, git
 
 from helpers import Example
 

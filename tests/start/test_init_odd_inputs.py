@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from test_init_forms import EXAMPLE_PATCHES, format_patch_branch, git, quilt_tree
+from start_support import EXAMPLE_PATCHES, format_patch_branch, git, quilt_tree
 
 from helpers import EXAMPLE_SERIES, Example
 

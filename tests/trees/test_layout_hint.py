@@ -10,28 +10,14 @@ minihttp 1.0; the series is one patch written by this test.
 
 from __future__ import annotations
 
-import difflib
 import json
 import shutil
 from pathlib import Path
 
 import pytest
+from trees_support import retry_downstream
 
 from helpers import Example, tree_bytes
-
-
-def _downstream(tmp: Path, example: Example, prefix: str, directory: str = "") -> Path:
-    """A downstream with one patch of ``minihttp/retry.py``, its paths ``a/PREFIX...``."""
-    root = tmp / "downstream"
-    (root / "patches").mkdir(parents=True)
-    config = f'upstream = "minihttp"\npin = "1.0"\ndirectory = "{directory}"\n'
-    (root / "patchkeeper.toml").write_text(config)
-    old = (example.old / "minihttp" / "retry.py").read_text().splitlines(keepends=True)
-    new = [*old, "# downstream\n"]
-    diff = difflib.unified_diff(old, new, f"a/{prefix}retry.py", f"b/{prefix}retry.py")
-    (root / "patches" / "retry.patch").write_text("".join(diff))
-    (root / "patches" / "series").write_text("retry.patch\n")
-    return root
 
 
 @pytest.fixture
@@ -52,7 +38,7 @@ def _apply(cli, downstream: Path, target: Path) -> list[str]:
 
 
 def test_a_target_one_level_too_high(cli, tmp_path, example, nested) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     lines = _apply(cli, downstream, nested)
     tree = nested / "minihttp-1.0"
     assert lines[1:] == [
@@ -69,7 +55,7 @@ def test_a_target_one_level_too_high(cli, tmp_path, example, nested) -> None:
 
 
 def test_a_target_one_level_too_deep(cli, tmp_path, example, nested) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     tree = nested / "minihttp-1.0"
     lines = _apply(cli, downstream, tree / "minihttp")
     assert lines[-2:] == [
@@ -79,7 +65,7 @@ def test_a_target_one_level_too_deep(cli, tmp_path, example, nested) -> None:
 
 
 def test_directory_not_set_for_paths_relative_to_the_package(cli, tmp_path, example) -> None:
-    downstream = _downstream(tmp_path, example, "")
+    downstream = retry_downstream(tmp_path, example, "")
     tree = shutil.copytree(example.old, tmp_path / "minihttp-1.0")
     lines = _apply(cli, downstream, tree)
     assert (
@@ -88,7 +74,7 @@ def test_directory_not_set_for_paths_relative_to_the_package(cli, tmp_path, exam
 
 
 def test_directory_set_for_paths_relative_to_the_root(cli, tmp_path, example) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/", directory="minihttp")
+    downstream = retry_downstream(tmp_path, example, "minihttp/", directory="minihttp")
     tree = shutil.copytree(example.old, tmp_path / "minihttp-1.0")
     lines = _apply(cli, downstream, tree)
     assert lines[-1] == (
@@ -97,7 +83,7 @@ def test_directory_set_for_paths_relative_to_the_root(cli, tmp_path, example) ->
 
 
 def test_one_leading_directory_too_many(cli, tmp_path, example) -> None:
-    downstream = _downstream(tmp_path, example, "build/minihttp/")
+    downstream = retry_downstream(tmp_path, example, "build/minihttp/")
     tree = shutil.copytree(example.old, tmp_path / "minihttp-1.0")
     lines = _apply(cli, downstream, tree)
     assert lines[-1] == (
@@ -107,7 +93,7 @@ def test_one_leading_directory_too_many(cli, tmp_path, example) -> None:
 
 
 def test_no_hint_when_the_files_are_nowhere_near(cli, tmp_path, example) -> None:
-    downstream = _downstream(tmp_path, example, "elsewhere/")
+    downstream = retry_downstream(tmp_path, example, "elsewhere/")
     tree = shutil.copytree(example.old, tmp_path / "minihttp-1.0")
     lines = _apply(cli, downstream, tree)
     assert lines[1:] == ["  elsewhere/retry.py: the file does not exist", "nothing was changed"]
@@ -116,7 +102,7 @@ def test_no_hint_when_the_files_are_nowhere_near(cli, tmp_path, example) -> None
 def test_verify_and_status_say_it_too(cli, tmp_path, example, nested) -> None:
     """``verify`` of the same target listed every file of the tree as drifted and said
     nothing of where the tree is; ``status`` and ``--json`` say it too."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     config = downstream / "patchkeeper.toml"
     config.write_text(config.read_text() + f'pristine = "{nested / "minihttp-1.0"}"\n')
     tree = nested / "minihttp-1.0"
@@ -144,7 +130,7 @@ def test_verify_lists_a_few_files_of_a_target_one_level_too_high(
     tree twice (missing at the top, unknown one level down): a real sdist of 400 files gave
     800 lines above the hint that says which directory to give. The first few are listed,
     the rest counted; ``--json`` keeps every one."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     tree = nested / "minihttp-1.0"
     for name in ("cookies", "proxy", "status"):
         (tree / "minihttp" / f"{name}.py").write_text(f'"""minihttp {name}."""\n')

@@ -10,7 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from test_layout_hint import _downstream
+from trees_support import retry_downstream
 
 from helpers import Example
 
@@ -31,7 +31,7 @@ def _refusal(downstream: Path, tree: Path, old: Path) -> str:
 
 
 def test_a_patched_copy_of_the_pin_is_refused(cli, tmp_path: Path, example: Example) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     copy = tmp_path / "minihttp-1.0"
     shutil.copytree(example.old, copy)
     (copy / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: minihttp\nVersion: 1.0\n")
@@ -49,7 +49,7 @@ def test_a_patched_copy_of_the_pin_is_refused(cli, tmp_path: Path, example: Exam
 def test_a_checkout_at_the_pins_version_is_audited(cli, tmp_path: Path, example: Example) -> None:
     """A checkout (no PKG-INFO) whose pyproject.toml still says the pin's version while its
     files moved on, as a main branch between releases does, is audited as given."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     checkout = tmp_path / "checkout"
     shutil.copytree(example.old, checkout)
     assert 'version = "1.0"' in (checkout / "pyproject.toml").read_text()
@@ -65,7 +65,7 @@ def test_a_checkout_at_the_pins_version_is_audited(cli, tmp_path: Path, example:
 
 def test_a_patched_site_packages_is_refused(cli, tmp_path: Path, example: Example) -> None:
     """A site-packages directory has no version of its own: its ``.dist-info`` says it."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     site = tmp_path / "site-packages"
     shutil.copytree(example.old / "minihttp", site / "minihttp")
     info = site / "minihttp-1.0.dist-info"
@@ -82,7 +82,7 @@ def test_a_patched_site_packages_is_refused(cli, tmp_path: Path, example: Exampl
 def test_a_patched_pin_among_the_releases_is_refused(cli, tmp_path: Path, example: Example) -> None:
     """``audit --to RANGE --releases DIR`` whose directory holds the pin's release with the
     series applied: the column of that release would read every patch as upstreamed."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     releases = tmp_path / "rel"
     for version in ("1.0", "1.1"):
         shutil.copytree(example.root / "upstream" / f"minihttp-{version}",

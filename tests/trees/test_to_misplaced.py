@@ -10,13 +10,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from test_layout_hint import _downstream
+from trees_support import retry_downstream
 
 from helpers import Example
 
 
 def test_a_to_one_level_too_deep_is_refused(cli, tmp_path: Path, example: Example) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     deep = example.new / "minihttp"
     for command, old in (("audit", "--pristine"), ("port", "--from")):
         run = cli(command, "--to", str(deep), old, str(example.old), cwd=downstream)
@@ -32,7 +32,7 @@ def test_a_to_one_level_too_deep_is_refused(cli, tmp_path: Path, example: Exampl
 
 
 def test_a_directory_of_releases_names_each(cli, tmp_path: Path, example: Example) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     releases = example.root / "upstream"
     run = cli("audit", "--to", str(releases), "--pristine", str(example.old), cwd=downstream)
     assert (run.code, run.out) == (2, "")
@@ -47,7 +47,7 @@ def test_a_directory_of_releases_names_each(cli, tmp_path: Path, example: Exampl
 def test_an_upstream_that_moved_every_file_is_audited(
     cli, tmp_path: Path, example: Example
 ) -> None:
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     moved = tmp_path / "minihttp-2.0"
     shutil.copytree(example.new, moved)
     (moved / "src").mkdir()
@@ -62,7 +62,7 @@ def test_an_upstream_that_moved_every_file_is_audited(
 
 def test_a_pristine_one_level_too_deep_is_refused(cli, tmp_path: Path, example: Example) -> None:
     """verify called 125 files drifted against ``--pristine Jinja2-3.1.2/src``."""
-    downstream = _downstream(tmp_path, example, "minihttp/")
+    downstream = retry_downstream(tmp_path, example, "minihttp/")
     target = example.target()
     assert cli("apply", "--target", str(target), cwd=downstream).code == 0
     deep = example.old / "minihttp"

@@ -9,10 +9,17 @@ import json
 import shutil
 
 from upgrade_support import (
+    API_KEY,
+    AT_THE_STOP,
+    PORTED,
+    PROXY,
+    RECORD,
+    SUGGESTED,
     committed_files,
     git,
     make_checkout,
     resolve,
+    start_upgrade,
     step_rows,
     subjects,
     tracked_tree,
@@ -20,62 +27,13 @@ from upgrade_support import (
 
 from helpers import Example
 
-PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
-API_KEY = (
-    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
-    b'"X-Api-Key"])\n'
-)
-SUGGESTED = [
-    ("retry-backoff-cap.patch", "retire", "upstreamed"),
-    ("redirect-strip-proxy-auth.patch", "update", "conflict"),
-    ("headers-merge-order.patch", "update", "target gone"),
-    ("client-describe-version.patch", "carry", "offset"),
-    ("metrics-redirects.patch", "carry", "offset"),
-    ("metrics-same-host.patch", "carry", "clean"),
-    ("redirect-strip-api-key.patch", "update", "blocked"),
-]
-AT_THE_STOP = [
-    "upgrade: audit the series against 1.1",
-    "upgrade: suggest decisions from the evidence",
-    "upgrade: port the series to 1.1 (stopped at a conflict)",
-    "upgrade: write the audit record (the port stopped)",
-]
-PORTED = [
-    ".patchkeeper/evidence/port.json",
-    "PATCHES.md",
-    "patches/client-describe-version.patch",
-    "patches/headers-merge-order.patch",
-    "patches/metrics-redirects.patch",
-    "patches/metrics-same-host.patch",
-    "patches/redirect-strip-api-key.patch",
-    "patches/redirect-strip-proxy-auth.patch",
-    "patches/series",
-    "patchkeeper-decisions.toml",
-    "patchkeeper.toml",
-]
-RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
-
-
-def _start(cli, example: Example):
-    return cli(
-        "-C",
-        str(example.downstream),
-        "upgrade",
-        "--to",
-        "../upstream/minihttp-1.1",
-        "--branch",
-        "up",
-        "--json",
-        cwd=example.root,
-    )
-
 
 def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
     cli, example: Example
 ) -> None:
     down = example.downstream
     base = make_checkout(down)
-    run = _start(cli, example)
+    run = start_upgrade(cli, example)
     assert run.code == 1, run.err
     data = json.loads(run.out)
     assert (data["command"], data["action"], data["outcome"]) == ("upgrade", "upgrade", "stopped")
@@ -145,7 +103,7 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
 def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> None:
     down = example.downstream
     base = make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     files = down / ".patchkeeper-port" / "conflict" / "files"
     resolve(files / "retry.py", PROXY)
     run = cli("upgrade", "--continue", "--json", cwd=down)
@@ -222,7 +180,7 @@ def test_continue_finishes_and_the_result_verifies(cli, example: Example) -> Non
 def test_continue_with_markers_left_changes_nothing(cli, example: Example) -> None:
     down = example.downstream
     make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     head = git(down, "rev-parse", "HEAD")
     git(down, "switch", "-q", "main")
     run = cli("upgrade", "--continue", cwd=down)
@@ -247,7 +205,7 @@ def test_abort_restores_the_branch_and_the_work_tree(cli, example: Example) -> N
     down = example.downstream
     base = make_checkout(down)
     before = tracked_tree(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     resolve(down / ".patchkeeper-port" / "conflict" / "files" / "retry.py", PROXY)
     assert cli("upgrade", "--continue", cwd=down).code == 1
     run = cli("upgrade", "--abort", "--json", cwd=down)
@@ -542,7 +500,7 @@ def test_suggestions_reviewed_while_stopped_are_not_listed_again(cli, example: E
     decide had written them. The list is the decisions file as it is then."""
     down = example.downstream
     make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     decisions = down / "patchkeeper-decisions.toml"
     text = decisions.read_text()
     for key, decision, _ in SUGGESTED[3:6]:  # the three offset and clean patches: carried
@@ -574,7 +532,7 @@ def test_a_resolved_conflict_is_no_longer_suggested_for_update(cli, example: Exa
     "update (verdict: conflict)": the suggestion nobody reviewed is now the port's."""
     down = example.downstream
     make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     decisions = down / "patchkeeper-decisions.toml"
     # a removal condition a person wrote while the suggestion waited is kept
     decisions.write_text(
@@ -630,7 +588,7 @@ def test_status_while_the_upgrade_waits_names_its_next_step(cli, example: Exampl
     envelope's warnings) that the upgrade waits and what its next step is."""
     down = example.downstream
     make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     waits = (
         "an upgrade to 1.1 is in progress here, stopped at the port's conflict: the next step "
         "is 'patchkeeper upgrade --continue' (or 'patchkeeper upgrade --abort' to put the "

@@ -7,8 +7,20 @@ from __future__ import annotations
 
 import json
 
-from test_upgrade_example import API_KEY, AT_THE_STOP, PORTED, PROXY, RECORD, SUGGESTED, _start
-from upgrade_support import committed_files, git, make_checkout, resolve, subjects
+from upgrade_support import (
+    API_KEY,
+    AT_THE_STOP,
+    PORTED,
+    PROXY,
+    RECORD,
+    SUGGESTED,
+    committed_files,
+    git,
+    make_checkout,
+    resolve,
+    start_upgrade,
+    subjects,
+)
 
 from helpers import Example
 
@@ -21,7 +33,7 @@ def test_a_port_continued_by_hand_is_committed_by_the_upgrade(cli, example: Exam
     evidence saves its result over it, and the upgrade makes those suggestions the port's."""
     down = example.downstream
     base = make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     work = down / ".patchkeeper-port" / "conflict"
     assert "Run `patchkeeper port --continue`" in (work / "INSTRUCTIONS.md").read_text()
     resolve(work / "files" / "retry.py", PROXY)
@@ -65,7 +77,7 @@ def test_a_decision_reviewed_while_the_port_waits_stays(cli, example: Example) -
     person wrote in a suggestion's table stay in the port's suggestion."""
     down = example.downstream
     base = make_checkout(down)
-    assert _start(cli, example).code == 1
+    assert start_upgrade(cli, example).code == 1
     decisions = down / "patchkeeper-decisions.toml"
     text = decisions.read_text()
     head, table, tail = text.partition('[series."headers-merge-order.patch"]\n')

@@ -1,4 +1,5 @@
-"""Helpers of the upgrade tests: a downstream made a git checkout, its commits and files."""
+"""Helpers of the upgrade tests: a downstream made a git checkout, its commits and files; the
+bundled example's upgrade (its start, its resolved lines, the commits and files of each stop)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, git, make_checkout, resolve, write_files
+from helpers import DROP_FLAKY_TEST, FLAKY_TESTS, Example, git, make_checkout, resolve, write_files
 from patchkeeper.commands.upgrade import STEPS
 from patchkeeper.config import load_config
 from patchkeeper.errors import Interrupted
@@ -180,3 +181,63 @@ Forwarded: not-needed
 
 #: :data:`STOP_PATCH` as the port writes it for :data:`MODULE_NEW`.
 STOP_PATCH_MOVED = STOP_PATCH.replace("@@ -3,4 +3,4 @@", "@@ -6,4 +6,4 @@")
+
+
+PROXY = b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization"])\n'
+
+
+API_KEY = (
+    b'    REMOVE_ON_REDIRECT = frozenset(["Authorization", "Cookie", "Proxy-Authorization", '
+    b'"X-Api-Key"])\n'
+)
+
+
+SUGGESTED = [
+    ("retry-backoff-cap.patch", "retire", "upstreamed"),
+    ("redirect-strip-proxy-auth.patch", "update", "conflict"),
+    ("headers-merge-order.patch", "update", "target gone"),
+    ("client-describe-version.patch", "carry", "offset"),
+    ("metrics-redirects.patch", "carry", "offset"),
+    ("metrics-same-host.patch", "carry", "clean"),
+    ("redirect-strip-api-key.patch", "update", "blocked"),
+]
+
+
+AT_THE_STOP = [
+    "upgrade: audit the series against 1.1",
+    "upgrade: suggest decisions from the evidence",
+    "upgrade: port the series to 1.1 (stopped at a conflict)",
+    "upgrade: write the audit record (the port stopped)",
+]
+
+
+PORTED = [
+    ".patchkeeper/evidence/port.json",
+    "PATCHES.md",
+    "patches/client-describe-version.patch",
+    "patches/headers-merge-order.patch",
+    "patches/metrics-redirects.patch",
+    "patches/metrics-same-host.patch",
+    "patches/redirect-strip-api-key.patch",
+    "patches/redirect-strip-proxy-auth.patch",
+    "patches/series",
+    "patchkeeper-decisions.toml",
+    "patchkeeper.toml",
+]
+
+
+RECORD = [".patchkeeper/evidence/environment.json", "AUDIT.md"]
+
+
+def start_upgrade(cli, example: Example):
+    return cli(
+        "-C",
+        str(example.downstream),
+        "upgrade",
+        "--to",
+        "../upstream/minihttp-1.1",
+        "--branch",
+        "up",
+        "--json",
+        cwd=example.root,
+    )

@@ -10,7 +10,7 @@ import errno
 import json
 from pathlib import Path
 
-from test_pin_unfetchable import downstream
+from upstream_support import downstream
 
 from helpers import tree_bytes
 from patchkeeper.system.refusals import machine_refused

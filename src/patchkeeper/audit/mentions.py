@@ -99,21 +99,45 @@ class Reference:
     repository: str = ""
 
 
+#: The most characters of a changelog line that evidence keeps.
+LINE_TEXT_LIMIT = 160
+
+
 @dataclass(frozen=True)
-class Mention:
-    """A changelog line that names a reference.
+class ChangelogLine:
+    """A changelog line found for a key: one that names a reference (a CVE id, an issue
+    number: :func:`find_mentions`), or lists a patch's subject as an item
+    (:mod:`patchkeeper.audit.subject_listed`).
 
     Attributes:
-        reference: the id (``"CVE-2024-39614"``).
-        path: the changelog (a path in the new release).
+        reference: what the line was found for (``"CVE-2024-39614"``, ``"812"``, the
+            subject ``"Reset nsNr in xmlCtxtReset"``).
+        path: the changelog (a path in the release).
         line: its 1-based line.
-        text: the line, stripped, at most 160 characters.
+        text: the line, stripped, at most :data:`LINE_TEXT_LIMIT` characters.
     """
 
     reference: str
     path: str
     line: int
     text: str
+
+    @classmethod
+    def at(cls, reference: str, path: str, line: int, raw: str) -> ChangelogLine:
+        """The record of line number ``line`` of ``path``, whose text is ``raw``.
+
+        >>> ChangelogLine.at("812", "NEWS", 7, "  - Fix #812.  ")
+        ChangelogLine(reference='812', path='NEWS', line=7, text='- Fix #812.')
+        """
+        return cls(reference, path, line, raw.strip()[:LINE_TEXT_LIMIT])
+
+    def shown(self, quote: str = "'") -> str:
+        """Where the line is and what it says, as evidence quotes it.
+
+        >>> ChangelogLine("812", "NEWS", 7, "- Fix #812.").shown()
+        "NEWS line 7: '- Fix #812.'"
+        """
+        return f"{self.path} line {self.line}: {quote}{self.text}{quote}"
 
 
 def repository(url: str) -> str:
@@ -280,11 +304,11 @@ def line_repositories(line: str, number: str, definitions: dict[str, str]) -> se
 
 def find_mentions(
     refs: tuple[Reference, ...], files: dict[str, str], limit: int = 3
-) -> dict[str, list[Mention]]:
+) -> dict[str, list[ChangelogLine]]:
     """Per reference, the changelog lines of ``files`` (path -> text) that name it, at most
     ``limit`` each; a line that names the number as an issue of another project than the
     reference's (:func:`line_repositories`, :func:`same_project`) does not count."""
-    out: dict[str, list[Mention]] = {}
+    out: dict[str, list[ChangelogLine]] = {}
     if not refs:
         return out
     patterns = [(ref, ref.value.removeprefix("CVE-"), _pattern(ref)) for ref in refs]
@@ -304,9 +328,7 @@ def find_mentions(
                         named = line_repositories(line, value, definitions)
                         if named and not any(same_project(ref.repository, n) for n in named):
                             continue
-                    out.setdefault(value, []).append(
-                        Mention(value, path, number, line.strip()[:160])
-                    )
+                    out.setdefault(value, []).append(ChangelogLine.at(value, path, number, line))
                     if len(out[value]) >= limit:
                         break
     return out
@@ -314,7 +336,7 @@ def find_mentions(
 
 def new_mentions(
     refs: tuple[Reference, ...], new: dict[str, str], old: dict[str, str] | None
-) -> tuple[Mention, ...]:
+) -> tuple[ChangelogLine, ...]:
     """The mentions of ``refs`` in the new release's changelogs whose reference the old
     release's changelogs do not name (all of them when ``old`` is ``None``: unknown)."""
     found = find_mentions(refs, new)

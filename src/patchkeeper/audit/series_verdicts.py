@@ -345,8 +345,8 @@ def _with_listed_subject(
     if listed is None:
         return verdict
     text = (
-        f"the new release's changelog lists its subject: {listed.path} line {listed.line}: "
-        f"'{listed.text}', which the old pin's changelogs do not"
+        f"the new release's changelog lists its subject: {listed.shown()}, "
+        "which the old pin's changelogs do not"
     )
     return replace(
         verdict,

@@ -20,8 +20,8 @@ author in parentheses or punctuation: ``Fix potential infinite loop in X`` does 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
+from patchkeeper.audit.mentions import ChangelogLine
 from patchkeeper.series.headers import parse_headers
 from patchkeeper.series.model import Patch
 
@@ -37,23 +37,6 @@ _BEFORE = re.compile(r"(?:^|[-*+\u2022]|\]|,|;)\s*$")
 #: What may follow an item: nothing, an author or a reference in parentheses or brackets,
 #: punctuation.
 _AFTER = re.compile(r"^\s*(?:$|[(\[,.;:#]|[-\u2013\u2014]\s)")
-
-
-@dataclass(frozen=True)
-class ListedSubject:
-    """A changelog line that lists the patch's subject.
-
-    Attributes:
-        subject: the subject as the patch gives it, tags aside.
-        path: the changelog (a path in the new release).
-        line: its 1-based line.
-        text: the line, stripped, at most 160 characters.
-    """
-
-    subject: str
-    path: str
-    line: int
-    text: str
 
 
 def _normal(text: str) -> str:
@@ -95,20 +78,20 @@ def _lists(line: str, subject: str) -> bool:
     return False
 
 
-def _find(subject: str, files: dict[str, str]) -> ListedSubject | None:
+def _find(subject: str, files: dict[str, str]) -> ChangelogLine | None:
     wanted = _normal(subject)
     for path, text in files.items():
         if wanted not in _normal(text):
             continue
         for number, line in enumerate(text.splitlines(), 1):
             if _lists(_normal(line), wanted):
-                return ListedSubject(subject, path, number, line.strip()[:160])
+                return ChangelogLine.at(subject, path, number, line)
     return None
 
 
 def listed_subject(
     patch: Patch, new: dict[str, str], old: dict[str, str] | None
-) -> ListedSubject | None:
+) -> ChangelogLine | None:
     """The line of the new release's changelogs (``new``: path -> text) that lists the
     patch's subject (:func:`subject_of`) as an item, when no changelog of the old pin
     (``old``) lists it; ``None`` otherwise, and always without the old pin's changelogs

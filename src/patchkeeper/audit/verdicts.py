@@ -74,7 +74,7 @@ from patchkeeper.audit.hunk_verdicts import (
     removed_lines,
     rewritten_at_place,
 )
-from patchkeeper.audit.mentions import Mention, find_mentions, new_mentions, references
+from patchkeeper.audit.mentions import ChangelogLine, find_mentions, new_mentions, references
 from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.pin_space import pin_space_evidence
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
@@ -259,7 +259,7 @@ class PatchVerdict:
     max_offset: int = 0
     action: str = ""
     kind: str = CODE
-    mentions: tuple[Mention, ...] = ()
+    mentions: tuple[ChangelogLine, ...] = ()
     applied_upstream: str = ""
     upstream_commit: str = ""
     refresh: str = ""
@@ -503,16 +503,13 @@ def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
     return "; ".join(parts)
 
 
-def _mention_text(mentions: Sequence[Mention]) -> str:
+def _mention_text(mentions: Sequence[ChangelogLine]) -> str:
     first = mentions[0]
     more = f" (and {len(mentions) - 1} more)" if len(mentions) > 1 else ""
-    return (
-        f"the new release's changelog names {first.reference}: {first.path} line {first.line}: "
-        f"'{first.text}'{more}"
-    )
+    return f"the new release's changelog names {first.reference}: {first.shown()}{more}"
 
 
-def _named_text(mentions: Sequence[Mention], applied: AppliedUpstream | None) -> str:
+def _named_text(mentions: Sequence[ChangelogLine], applied: AppliedUpstream | None) -> str:
     """The evidence that names the fix upstream: the changelog's mention, the patch's
     ``Applied-Upstream`` header; ``""`` when neither."""
     parts = [_mention_text(mentions)] if mentions else []
@@ -545,7 +542,7 @@ class _Context:
     created: Mapping[str, str] = field(default_factory=dict)
 
 
-def _mentions(patch: Patch, ctx: _Context) -> tuple[Mention, ...]:
+def _mentions(patch: Patch, ctx: _Context) -> tuple[ChangelogLine, ...]:
     if ctx.search is None:
         return ()
     refs = references(patch)
@@ -587,7 +584,7 @@ def _with_failures(
     shares: tuple[FileShare, ...],
     outcome: PatchOutcome,
     kind: str,
-    mentions: tuple[Mention, ...],
+    mentions: tuple[ChangelogLine, ...],
     verdict: Verdict = PARTIALLY_UPSTREAMED,
     *,
     rule: Rule,
@@ -1134,7 +1131,7 @@ def _presence_rule(statuses: Sequence[HunkVerdict], kind: str) -> Rule:
 
 
 def _named_rule(
-    shares: tuple[FileShare, ...], kind: str, ctx: _Context, mentions: tuple[Mention, ...]
+    shares: tuple[FileShare, ...], kind: str, ctx: _Context, mentions: tuple[ChangelogLine, ...]
 ) -> Rule:
     """The rule of a patch upstream has written differently, by evidence that names the fix
     (the changelog's mention, the patch's ``Applied-Upstream`` header): the share of its
@@ -1335,7 +1332,7 @@ def _fixed_before_pin(patch: Patch, ctx: _Context) -> str | None:
             mention = found[ref.value][0]
             return (
                 f"{FIXED_BEFORE_PIN_TEXT} #{ref.value}, the issue its {ref.source} field names "
-                f"({mention.path} line {mention.line}: `{mention.text}`): upstream fixed "
+                f"({mention.shown(quote='`')}): upstream fixed "
                 "that issue its own way before the pin"
             )
     return None
@@ -2330,7 +2327,7 @@ def _conflict(
     shares: tuple[FileShare, ...],
     outcome: PatchOutcome,
     kind: str,
-    mentions: tuple[Mention, ...],
+    mentions: tuple[ChangelogLine, ...],
     facts: str = "",
 ) -> PatchVerdict:
     """The *conflict* verdict of a patch with failing hunks (rule ``hunks-fail``, which a

@@ -13,7 +13,7 @@ import click
 
 from patchkeeper.audit.release import AuditRequest, audit_release
 from patchkeeper.audit.results import AuditResult
-from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
+from patchkeeper.commands.cli import ARGV, DirectoryPath, config_of, emit
 from patchkeeper.commands.common import command_line
 from patchkeeper.commands.options import (
     RELEASE,
@@ -59,7 +59,10 @@ def run(
 )
 @click.option(
     OPTION_RELEASES,
-    type=DIRECTORY_PATH,
+    type=DirectoryPath(
+        "pass the directory of releases that holds it (NAME-VERSION subdirectories, sdist "
+        "and wheel files)"
+    ),
     help="With a range: choose the releases among the NAME-VERSION subdirectories and the "
     "sdist and wheel files of this directory instead of the package indexes.",
 )

@@ -30,7 +30,36 @@ CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 
 #: (each ``click.Path`` asks gettext for its name: a lookup of translation files, for every
 #: option of every command at each start).
 FILE_PATH = click.Path(dir_okay=False, path_type=Path)
-DIRECTORY_PATH = click.Path(file_okay=False, path_type=Path)
+
+
+class DirectoryPath(click.Path):
+    """The type of an option that names a directory: a file given for it is refused naming
+    the file and what to pass instead (``click.Path`` says only "Directory 'x' is a file.").
+    The MCP server runs the command line, so a tool's call gets the same words.
+
+    Args:
+        instead: what to pass, after ``PATH is a file;``.
+    """
+
+    def __init__(self, instead: str) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+        self.instead = instead
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error (exit 2) naming it and what to pass instead."""
+        if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
+            self.fail(f"{os.fspath(value)} is a file; {self.instead}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+#: The type of ``-C``.
+DIRECTORY_PATH = DirectoryPath(
+    "pass the downstream's directory (the one holding its configuration), not a file in it"
+)
+#: The type of an option naming an upstream git checkout (``--checkout``, ``--upstream-repo``).
+CHECKOUT_PATH = DirectoryPath(
+    "pass the checkout's directory (the working tree git clone made), not a file in it"
+)
 
 
 class Settings:

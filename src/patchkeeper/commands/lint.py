@@ -8,8 +8,9 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import DIRECTORY_PATH, config_of, emit
+from patchkeeper.commands.cli import config_of, emit
 from patchkeeper.commands.options import (
+    TreePath,
     checkout_option,
     json_option,
     markdown_option,
@@ -79,7 +80,7 @@ def _checkouts(
 @checkout_option("An upstream git checkout: compare each patch with a re-export of its commit.")
 @upstream_option(
     "A pristine upstream tree: knobs its registry names count as registered.",
-    type=DIRECTORY_PATH,
+    type=TreePath("a pristine upstream is a tree (a directory)"),
 )
 @click.option(
     "--foreign-checkout",

@@ -20,9 +20,11 @@ from typing import Any, TypeVar
 import click
 
 from patchkeeper.commands.cli import (
+    CHECKOUT_PATH,
     DIRECTORY_PATH,
     FILE_PATH,
     JSON_COMMAND,
+    DirectoryPath,
     Settings,
     command_name,
 )
@@ -292,7 +294,7 @@ class InterpreterPath(click.Path):
         return interpreter_path(value) if isinstance(value, str) else checked
 
 
-class TreePath(click.Path):
+class TreePath(DirectoryPath):
     """A directory option naming a tree that comes as an archive: a file given for it is
     most often that archive itself (``--target`` the sdist, ``--plugin`` the wheel ``pip
     download`` gave), so the error says to unpack it (for ``--target`` the same words as
@@ -308,20 +310,7 @@ class TreePath(click.Path):
         what: str = "a target is an upstream tree (a directory)",
         archive: str = "the sdist",
     ) -> None:
-        super().__init__(file_okay=False, path_type=Path)
-        self.what = what
-        self.archive = archive
-
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        """The path, or a usage error (exit 2) naming it and what to pass instead."""
-        if isinstance(value, (str, os.PathLike)) and os.path.isfile(value):
-            self.fail(
-                f"{os.fspath(value)} is a file; {self.what}: unpack {self.archive} and pass "
-                "its directory",
-                param,
-                ctx,
-            )
-        return super().convert(value, param, ctx)
+        super().__init__(f"{what}: unpack {archive} and pass its directory")
 
 
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -394,7 +383,7 @@ def checkout_option(
     help: str = "The upstream git checkout (default: [tool.patchkeeper.git] checkout).",
 ) -> Decorator:
     """``--checkout``: an upstream git checkout."""
-    return click.option("--checkout", type=DIRECTORY_PATH, help=help)
+    return click.option("--checkout", type=CHECKOUT_PATH, help=help)
 
 
 def tag_option(

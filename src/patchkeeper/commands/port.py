@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from patchkeeper.commands.cli import ARGV, DIRECTORY_PATH, config_of, emit
+from patchkeeper.commands.cli import ARGV, CHECKOUT_PATH, DirectoryPath, config_of, emit
 from patchkeeper.commands.common import command_line, recorded_argv
 from patchkeeper.commands.options import (
     RELEASE,
@@ -134,7 +134,7 @@ def _started(config: Config) -> PortState | None:
 @click.option("--in-place", is_flag=True, help="Rewrite the series where it is.")
 @output_option(
     "The new series directory (default: the series directory's name plus the new pin).",
-    type=DIRECTORY_PATH,
+    type=DirectoryPath("the new series is written into a directory: pass a directory's path"),
 )
 @click.option(
     "--retire",
@@ -143,7 +143,7 @@ def _started(config: Config) -> PortState | None:
 )
 @click.option(
     "--upstream-repo",
-    type=DIRECTORY_PATH,
+    type=CHECKOUT_PATH,
     help="An upstream git checkout with both pins' tags, for history evidence.",
 )
 @resume_options("Drop the port in progress (nothing else was written).")

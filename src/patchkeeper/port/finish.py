@@ -21,7 +21,7 @@ from patchkeeper.port.output import (
 )
 from patchkeeper.port.rebase import CARRIED, DROPPED, RETIRING, PortedPatch, Step
 from patchkeeper.series.parse import parse_series
-from patchkeeper.system.english import plural
+from patchkeeper.system.english import first_clause, plural
 from patchkeeper.trees.transaction import Change
 
 
@@ -38,8 +38,9 @@ STOPPED = PortOutcome.STOPPED
 
 
 def _why(record: PortedPatch, version: str) -> str:
-    """The Retired table's reason: the verdict's first clause and the carrying commit."""
-    reason = record.summary.split(";")[0]
+    """The Retired table's reason: the verdict's first clause (:func:`first_clause`: a quoted
+    changelog line or a parenthesis with a ``;`` in it is kept whole) and the carrying commit."""
+    reason = first_clause(record.summary)
     found = [r for r in record.references if r.commit is not None and r.status == "in the new pin"]
     if found:
         reason += "; " + ", ".join(

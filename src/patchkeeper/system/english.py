@@ -32,3 +32,35 @@ def with_article(name: str) -> str:
     ('a urllib3', 'a ')
     """
     return f"an {name}" if name[:1].lower() in ("a", "e", "i", "o") else f"a {name}"
+
+
+def first_clause(text: str) -> str:
+    """``text`` up to its first ``;`` that ends a clause: one outside a quoted line
+    (``'...'``), a code span (between backquotes), parentheses and brackets, so a quoted
+    changelog line or a parenthesis that holds a ``;`` is kept whole; all of ``text`` when it
+    has no such ``;``. An apostrophe within a word (``release's``) opens no quote. When a
+    quote or bracket is never closed, the first ``;`` of all.
+
+    >>> first_clause("upstream has it (at 2 places; both fit); to do: retire")
+    'upstream has it (at 2 places; both fit)'
+    >>> first_clause("the release's changelog lists it: NEWS line 3: 'Fix a; b', new; more")
+    "the release's changelog lists it: NEWS line 3: 'Fix a; b', new"
+    """
+    depth = 0
+    quote = ""
+    for index, char in enumerate(text):
+        if quote:
+            after = text[index + 1 : index + 2]
+            if char == quote and (quote == "`" or not after.isalnum()):
+                quote = ""
+        elif char == "`" or (char == "'" and (index == 0 or text[index - 1] in " ([")):
+            quote = char
+        elif char in "([":
+            depth += 1
+        elif char in ")]" and depth:
+            depth -= 1
+        elif char == ";" and not depth:
+            return text[:index]
+    if quote or depth:
+        return text.split(";")[0]
+    return text
