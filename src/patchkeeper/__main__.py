@@ -1,4 +1,4 @@
-"""``python -m patchkeeper`` and the installed command (``scripts/patchkeeper``: :func:`entry`).
+"""``python -m patchkeeper`` and the console script.
 
 ``patchkeeper --version`` and ``patchkeeper --help`` are answered here, before the command
 line's modules (click, the commands) are imported: loading them takes several times as long
