@@ -249,3 +249,83 @@ def test_an_error_names_the_arguments_the_call_gave(tmp_path: Path) -> None:
     assert texts(nowhere)[0].splitlines()[0] == (
         "patchkeeper: error: " + nowhere.structured_content["error"]["message"]
     )
+
+
+def test_a_command_line_with_the_group_options_names_the_tool_and_its_directory() -> None:
+    """``patchkeeper -C DIR apply`` runs ``apply`` in DIR: the group's options before the
+    command are the tool's ``directory`` and ``config``; ``-C`` alone in a sentence is the
+    ``directory`` argument, another program's ``-C`` (git's, tar's) stays."""
+    port = find_tool("write_port_continue")
+    assert translate(
+        "review /d/patches-1.1; 'patchkeeper -C /d/patches-1.1 apply --target COPY' applies it",
+        port,
+        cli,
+    ) == (
+        'review /d/patches-1.1; write_apply (directory: "/d/patches-1.1", target: "COPY", '
+        "write: true) applies it"
+    )
+    assert translate("run patchkeeper -C down --config=c.toml upgrade --continue", None, cli) == (
+        'call write_upgrade_continue (directory: "down", config: "c.toml", write: true)'
+    )
+    assert translate("run init in the checkout's top: patchkeeper -C /top init", None, cli) == (
+        "run init in the checkout's top: patchkeeper -C /top init (a command line: no tool runs it)"
+    )
+    assert translate("run 'patchkeeper --config c.toml lint --help'", None, cli) == (
+        "read the description and input schema of lint (tools/list)"
+    )
+    lint = find_tool("lint")
+    assert translate("pass -C DIR or --config FILE", lint, cli) == (
+        "pass `directory` DIR or `config` FILE"
+    )
+    assert (
+        translate(
+            "unpack it (tar -xf FILE.tar.gz -C DIR) or switch (git -C /p switch -c x), then -C",
+            lint,
+            cli,
+        )
+        == "unpack it (tar -xf FILE.tar.gz -C DIR) or switch (git -C /p switch -c x), then `directory`"
+    )
+
+
+def test_a_port_through_the_tools_ends_naming_the_tool_that_applies_its_series(
+    tmp_path: Path,
+) -> None:
+    """A port that is done says how to apply the new series (``patchkeeper -C DIR apply``):
+    through the server, the tool and its ``directory``; a directory without configuration
+    names the ``directory`` and ``config`` arguments."""
+    for version, body in (("1.0", "a\nb\nc\n"), ("1.1", "top\na\nb\nc\n")):
+        (tmp_path / f"tinylib-{version}" / "tinylib").mkdir(parents=True)
+        (tmp_path / f"tinylib-{version}" / "tinylib" / "core.py").write_text(body)
+    down = tmp_path / "down"
+    (down / "patches").mkdir(parents=True)
+    (down / "patchkeeper.toml").write_text(
+        'upstream = "tinylib"\npin = "1.0"\npristine = "../tinylib-1.0"\n'
+        'series = "patches/series"\n'
+    )
+    (down / "patches" / "series").write_text("core-b.patch\n")
+    (down / "patches" / "core-b.patch").write_text(
+        "--- a/tinylib/core.py\n+++ b/tinylib/core.py\n@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+    )
+
+    async def conversation(client: ClientSession) -> list[Any]:
+        port = await client.call_tool(
+            "write_port_start", {"directory": "down", "to": "../tinylib-1.1", "write": True}
+        )
+        bare = await client.call_tool("lint", {"directory": "tinylib-1.0"})
+        return [port, bare]
+
+    port, bare = talk(tmp_path, conversation)
+    where = (down / "patches-1.1").resolve()
+    assert (port.is_error, port.structured_content["todo"][0]) == (
+        False,
+        f"review {where}; write_apply (directory: {json.dumps(str(where))}, target: "
+        f'"COPY", write: true) applies it; then copy its series and patch files over those '
+        f'in {(down / "patches").resolve()}, set pin = "1.1" in the configuration (port '
+        "`in_place: true` does both; the directory holds only the series, so do not replace "
+        "the downstream with it)",
+    )
+    assert (bare.is_error, bare.structured_content["error"]["hint"]) == (
+        True,
+        "run patchkeeper in the downstream (or pass `directory` DIR or `config` FILE); the "
+        "manual's configuration page (docs/configuration.md) shows the keys",
+    )

@@ -309,13 +309,14 @@ def test_a_bad_to_is_a_tool_error_carrying_the_envelopes_error(cli, example: Exa
         "error": error,
     }
     assert json.loads(run.out) == envelope
-    # the same envelope, its message naming the call's argument rather than the option
-    said = {**envelope, "error": {**error, "message": "the new upstream (`to`) does not exist"}}
+    # the same envelope, its message and hint naming the call's arguments, not the options
+    told = hint.replace("-C DIR's", "`directory` DIR's")
+    message = "the new upstream (`to`) does not exist"
+    said = {**envelope, "error": {**error, "message": message, "hint": told}}
     assert result.is_error is True
     assert result.structured_content == said
     assert texts(result) == [
-        "patchkeeper: error: ../upstream/minihttp-9.9: the new upstream (`to`) does not exist\n"
-        f"  hint: {hint}",
+        f"patchkeeper: error: ../upstream/minihttp-9.9: {message}\n  hint: {told}",
         json.dumps(said, indent=2),
     ]
 
@@ -708,7 +709,10 @@ def test_a_missing_to_is_named_before_the_port_or_upgrade_in_progress(example: E
     results = talk(example.root, conversation)
     started = [results[i].structured_content.get("outcome") for i in (0, 5)]
     assert started == ["stopped", "stopped"]
-    where = f"relative paths start at {down} (-C DIR's, when given), and there is no directory "
+    where = (
+        f"relative paths start at {down} (`directory` DIR's, when given), and there is no "
+        "directory "
+    )
     gone = {
         "message": "the new upstream (`to`) does not exist",
         "file": "../upstream/minihttp-9",

@@ -247,7 +247,10 @@ def test_port_refuses_what_does_not_make_sense(cli, example: Example) -> None:
     )
     run = cli("port", "--continue", "--to", "x", cwd=example.downstream)
     assert run.code == 2
-    assert "the port in progress keeps the options it was started with" in run.err
+    assert run.err.splitlines()[-1] == (
+        "Error: --to and --continue exclude each other: --continue is for the port in "
+        "progress, which keeps the options it was started with"
+    )
 
 
 def test_port_continue_names_every_file_with_markers_left(cli, example: Example) -> None:

@@ -21,3 +21,30 @@ def test_same_code_refuses_a_named_pipe(cli, tmp_path: Path) -> None:
         "  hint: give two Python files, or FILE::QUALNAME definitions "
         "(vllm/x.py::Cls.meth); relative paths start at the current directory\n",
     )
+
+
+def test_same_code_names_a_binary_file_as_one(cli, tmp_path: Path) -> None:
+    """A compiled module given for a source (``vllm_x/_C.abi3.so::f``, beside the ``.py``
+    files of an unpacked wheel) was "not valid Python: not UTF-8 (byte 0xa0) and no coding
+    line" with the advice to save it as UTF-8; it is a binary file, and the advice is to
+    give the source that defines it."""
+    left = tmp_path / "plugin.py"
+    left.write_text("def register():\n    return None\n")
+    compiled = tmp_path / "_C.abi3.so"
+    compiled.write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00\n\xa0\x00\x00")
+    run = cli("runtime", "same-code", f"{left}::register", f"{compiled}::register")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {compiled}:1: not valid Python: a binary file (a NUL byte), "
+        "not a source file\n"
+        "  hint: same-code compares Python sources: give the .py file that defines it\n",
+    )
+    cached = tmp_path / "plugin.cpython-311.pyc"
+    cached.write_bytes(b"\xa7\r\r\n\x00\x00\x00\x00")
+    run = cli("runtime", "same-code", str(left), str(cached))
+    assert (run.code, run.err.splitlines()[0]) == (
+        2,
+        f"patchkeeper: error: {cached}:2: not valid Python: a binary file (a NUL byte), "
+        "not a source file",
+    )

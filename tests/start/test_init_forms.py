@@ -506,6 +506,36 @@ def test_a_git_branch_over_a_tag_becomes_a_series(cli, example: Example) -> None
     ).read_bytes()
 
 
+def test_check_branch_after_init_from_a_branch_names_the_branch_to_give(
+    cli, example: Example
+) -> None:
+    """A series init wrote from the commits of the checked-out branch: ``check-branch``
+    without BRANCH looked for ``[git] branch``'s default, ``patchkeeper/1.0``, and said "no
+    commit 'patchkeeper/1.0' ... fetch the tag or commit into the checkout". It says where
+    the name came from and names the branch checked out."""
+    repo = format_patch_branch(example)
+    assert cli("init", cwd=repo).code == 0
+    branch = git(repo, "symbolic-ref", "--short", "HEAD").strip()
+    said = (
+        f"patchkeeper: error: {repo}: no branch 'patchkeeper/1.0' in {repo}: with no BRANCH "
+        "given, check-branch reads the branch [git] branch names ('patchkeeper/{pin}')\n"
+        "  hint: name the integration branch: '{given}', or set branch in the "
+        "configuration's [git] table\n"
+    )
+    run = cli("check-branch", cwd=repo)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        said.replace("{given}", f"patchkeeper check-branch {branch}"),
+    )
+    run = cli("check-branch", branch, cwd=repo)
+    assert (run.code, run.err) == (0, "")
+    assert run.out.startswith(f"{branch} against the series on v1.0: they agree (2 topics")
+    git(repo, "checkout", "-q", "--detach")
+    run = cli("check-branch", cwd=repo)
+    assert (run.code, run.err) == (2, said.replace("{given}", "patchkeeper check-branch BRANCH"))
+
+
 def test_a_tag_without_commits_since_and_no_tag(cli, example: Example) -> None:
     repo = format_patch_branch(example)
     git(repo, "tag", "v1.0.1")

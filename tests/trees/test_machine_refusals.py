@@ -20,6 +20,7 @@ another user its write bit is taken away.
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import subprocess
@@ -158,6 +159,28 @@ def test_retire_in_a_downstream_whose_top_directory_is_read_only(cli, package) -
             "nothing was changed",
             "  hint: make the downstream's files and directories writable, or run as a user who "
             "can write them",
+        ],
+    )
+    assert tree_bytes(downstream) == before
+
+
+def test_upgrade_in_a_downstream_whose_top_directory_is_read_only(cli, package) -> None:
+    """The upgrade locks the downstream in a folder it makes there (``.patchkeeper``): the
+    machine's refusal to make it names the folder and says what to do."""
+    downstream, pristine, _ = package
+    new = shutil.copytree(pristine, downstream.parent / "certbundle-2023.5.7")
+    (new / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: certbundle\nVersion: 2023.5.7\n")
+    before = tree_bytes(downstream)
+    _top_read_only(downstream, on=True)
+    run = cli("upgrade", "--to", str(new), cwd=downstream)
+    refused = os.strerror(errno.EPERM if os.geteuid() == 0 else errno.EACCES)
+    assert (run.code, run.out, run.err.splitlines()) == (
+        2,
+        "",
+        [
+            f"patchkeeper: error: {downstream}/.patchkeeper: cannot make the folder to lock "
+            f"it: {refused}",
+            "  hint: let this user write it and its directory, or work on a copy",
         ],
     )
     assert tree_bytes(downstream) == before

@@ -248,7 +248,8 @@ def test_refusals_before_anything_is_written(cli, example: Example) -> None:
     run = cli("upgrade", "--continue", "--to", "x", cwd=down)
     assert (run.code, run.err.splitlines()[-1]) == (
         2,
-        "Error: --to: the upgrade in progress keeps the options it was started with",
+        "Error: --to and --continue exclude each other: --continue is for the upgrade in "
+        "progress, which keeps the options it was started with",
     )
     assert git(down, "status", "--porcelain", "--untracked-files=all") == ""
 

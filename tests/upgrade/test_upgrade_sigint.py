@@ -19,6 +19,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from upgrade_support import git, make_checkout, subjects
@@ -103,4 +104,68 @@ def test_a_sigint_between_a_commit_and_its_record_lets_both_happen(example: Exam
         "upgrade: audit the series against 1.1",
         decided,
         "upgrade: port the series to 1.1 (stopped at a conflict)",
+    ]
+
+
+#: A ``git`` before the real one on ``PATH``: the first ``git add`` of the decisions file
+#: says so (the file ``$SHIM_DIR/waiting``) and waits for ``$SHIM_DIR/go`` before running the
+#: real git, so that a Ctrl-C comes while git runs, with no timing involved.
+SHIM = """#!/bin/sh
+case " $* " in
+  *" add "*patchkeeper-decisions.toml*)
+    if [ ! -e "$SHIM_DIR/waiting" ]; then
+      : > "$SHIM_DIR/waiting"
+      while [ ! -e "$SHIM_DIR/go" ]; do sleep 0.01; done
+    fi;;
+esac
+exec "$REAL_GIT" "$@"
+"""
+
+
+def test_a_ctrl_c_to_the_process_group_while_git_runs_ends_after_the_step(
+    example: Example, tmp_path: Path
+) -> None:
+    """A Ctrl-C at the terminal goes to the whole foreground process group, git included.
+    A git killed by it while an upgrade step committed made the step fail as "'git add -A
+    -f -- patchkeeper-decisions.toml' failed with exit code -2" (exit 2, "check that the
+    path is a git checkout"); git runs in a group of its own now, finishes the step's
+    commit, and the Ctrl-C ends the run after the step (exit 130)."""
+    down = example.downstream
+    base = make_checkout(down)
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "git").write_text(SHIM)
+    (shim / "git").chmod(0o755)
+    real = subprocess.run(["which", "git"], capture_output=True, text=True, check=True)
+    env = {
+        **os.environ,
+        "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}",
+        "REAL_GIT": real.stdout.strip(),
+        "SHIM_DIR": str(shim),
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-c", ENTRY, "upgrade", "--to", TO, "--branch", "up"],
+        cwd=down,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        env=env,
+        text=True,
+        start_new_session=True,  # its own group, as a terminal's foreground job is
+    )
+    try:
+        while not (shim / "waiting").exists():
+            assert process.poll() is None, process.communicate()[1]
+            time.sleep(0.01)  # polling: the outcome does not depend on it
+        os.killpg(process.pid, signal.SIGINT)
+    finally:
+        (shim / "go").touch()
+    _, err = process.communicate(timeout=300)  # a bound, not a wait: it ends sooner
+    assert (process.returncode, err.splitlines()[-2:]) == (
+        130,
+        ["patchkeeper: error: interrupted", HINT.format(where="after its decide")],
+    )
+    assert subjects(down, base) == [
+        "upgrade: audit the series against 1.1",
+        "upgrade: suggest decisions from the evidence",
     ]

@@ -8,13 +8,15 @@ commands, so that a new tool or option is said without a second list to keep:
 
 * a command line ``patchkeeper COMMAND OPTIONS`` becomes the tool that runs that command with
   those options (its fixed options, as ``--continue``, among them; every other option one of
-  its parameters) and its arguments: ``write_upgrade_continue (write: true)``; with
+  its parameters, the group's ``-C DIR`` and ``--config FILE`` before the command its
+  ``directory`` and ``config``) and its arguments: ``write_upgrade_continue (write: true)``; with
   ``--help``, the description and input schema of the command's tools. A command line no
   tool runs stays, followed by ``(a command line: no tool runs it)``;
 * an option alone (``--force``) becomes the argument of the tool that was called
   (`` `force: true` `` for a flag, `` `to` `` for an option whose value follows), when
-  that tool has it; ``--help``, the tool's description and input
-  schema (tools/list). Any other option (``git stash -u``, the server's ``--root``) stays.
+  that tool has it (``-C`` alone: `` `directory` ``); ``--help``, the tool's description
+  and input schema (tools/list). Any other option (``git stash -u``, ``git -C PLACE``, the
+  server's ``--root``) stays.
 """
 
 from __future__ import annotations
@@ -49,12 +51,36 @@ _COMMAND_LINE = re.compile(r"(?:\brun )?(['`]?)\bpatchkeeper((?: +[^\s'`;,#()&]+
 #: too, as click names one in its errors (``Invalid value for '--plugin'``), the quotes then
 #: part of the match.
 _OPTION = re.compile(r"(?<![\w-])(')?--([a-z][a-z0-9-]*)(?:=((?:(?(1)[^\s']|\S))+))?(?(1)')")
+#: A short option alone: ``-C`` (``pass -C DIR``).
+_SHORT = re.compile(r"(?<![\w-])-([A-Za-z])(?![\w-])")
+#: Another program's command line up to the end of the text: its short options are its own
+#: (``git -C PLACE switch``, ``tar -xf FILE -C DIR``), until a clause ends.
+_FOREIGN = re.compile(r"\b(?:git|tar|pip|pipx|python3?|uv|quilt|patch)\b[^,;()]*$")
+
+
+def _leading(group: click.Group, words: list[str]) -> int:
+    """How many of ``words`` are the group's options before the command, with their values
+    (``-C DIR``, ``--config=FILE``): ``patchkeeper -C patches-2.0 apply`` runs ``apply``."""
+    options: dict[str, click.Option] = {}
+    for param in group.params:
+        if isinstance(param, click.Option) and param.expose_value:
+            for name in (*param.opts, *param.secondary_opts):
+                options[name] = param
+    taken = 0
+    while taken < len(words):
+        name, equals, _ = words[taken].partition("=")
+        option = options.get(name)
+        if option is None:
+            break
+        taken += 1 if option.is_flag or equals else 2
+    return min(taken, len(words))
 
 
 def _command_path(group: click.Group, words: list[str]) -> tuple[str, ...]:
-    """The longest run of ``words`` from the start that names a command under ``group``."""
+    """The longest run of ``words`` from the start, after the group's options
+    (:func:`_leading`), that names a command under ``group``."""
     path: tuple[str, ...] = ()
-    for word in words:
+    for word in words[_leading(group, words) :]:
         if word.startswith("-"):
             break
         try:
@@ -82,7 +108,7 @@ def _extent(group: click.Group, words: list[str]) -> int:
                 options[name] = param
         elif isinstance(param, click.Argument):
             room += param.nargs if param.nargs > 0 else len(words)
-    taken = len(path)
+    taken = _leading(group, words) + len(path)
     while taken < len(words):
         word = words[taken]
         taken += 1
@@ -157,7 +183,8 @@ def tool_of_command_line(group: click.Group, words: list[str]) -> str | None:
     path = _command_path(group, words)
     if not path:
         return None
-    options = words[len(path) :]
+    leading = _leading(group, words)
+    options = words[:leading] + words[leading + len(path) :]
     for tool in TOOLS:
         if tool.path != path:
             continue
@@ -220,6 +247,12 @@ def translate(
                 for opt in (*param.opts, *param.secondary_opts):
                     keys[opt] = key, param
 
+    def short(match: re.Match[str]) -> str:
+        name = f"-{match.group(1)}"
+        if name not in keys or _FOREIGN.search(match.string, 0, match.start()):
+            return match.group(0)
+        return f"`{keys[name][0]}`"
+
     def option(match: re.Match[str]) -> str:
         name = f"--{match.group(2)}"
         if name == "--help":
@@ -237,7 +270,7 @@ def translate(
         """The options of text outside a command line, the call's own values kept."""
         for mask, value in masks.items():
             part = part.replace(value, mask)
-        part = _OPTION.sub(option, part)
+        part = _SHORT.sub(short, _OPTION.sub(option, part))
         for mask, value in masks.items():
             part = part.replace(mask, value)
         return part

@@ -429,8 +429,11 @@ def refuse_resume_with(ctx: click.Context, starting: tuple[str, ...], what: str)
         raise click.UsageError(f"{first} and {second} exclude each other")
     given = given_options(ctx, starting)
     if (resume or abort) and given:
+        # said whether or not one is in progress: the two exclude each other either way
+        flag = OPTION_CONTINUE if resume else OPTION_ABORT
         raise click.UsageError(
-            f"{', '.join(given)}: {what} in progress keeps the options it was started with"
+            f"{', '.join(given)} and {flag} exclude each other: {flag} is for {what} in "
+            "progress, which keeps the options it was started with"
         )
     return "continue" if resume else "abort" if abort else ""
 

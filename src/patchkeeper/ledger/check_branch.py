@@ -470,8 +470,11 @@ def check_branch(
         settings, tag, chosen = topic_checkout(config, "check-branch", checkout, tag)
     root = gitops.toplevel(chosen)
     base, base_id = pin_commit(config, root)
-    branch = branch or settings.branch.format(pin=config.pin, tag=tag)
-    branch_id = gitops.commit_id(root, branch)
+    if branch:
+        branch_id = gitops.commit_id(root, branch)
+    else:
+        branch = settings.branch.format(pin=config.pin, tag=tag)
+        branch_id = _configured_branch(root, branch, settings.branch)
     own = own_files(config, root)
     topics, differences = branch_topics(root, base_id, branch_id, tag, origins, own)
     series_topics = [row_name(e.name) for e in parse_series(config.series).entries]
@@ -501,6 +504,30 @@ def check_branch(
         )
         if any(d.kind != "ledger" for d in found)
         else "",
+    )
+
+
+def _configured_branch(root: Path, branch: str, form: str) -> str:
+    """The commit of ``branch``, the integration branch ``[git] branch`` (``form``, default
+    ``patchkeeper/{pin}``) names when no BRANCH is given. A checkout without it (a branch
+    named otherwise, a series ``init`` wrote from the commits of the checked-out branch) is
+    told to name the branch and where the name it looked for came from, with the branch
+    checked out there as the likely one.
+
+    Raises:
+        GitError: no such branch in ``root``.
+    """
+    if gitops.has_revision(root, f"{branch}^{{commit}}"):
+        return gitops.commit_id(root, branch)
+    current = gitops.call(["symbolic-ref", "--quiet", "--short", "HEAD"], root)
+    name = current.stdout.decode("utf-8", "surrogateescape").strip()
+    given = f"'patchkeeper check-branch {name}'" if name else "'patchkeeper check-branch BRANCH'"
+    raise GitError(
+        f"no branch {branch!r} in {root}: with no BRANCH given, check-branch reads the "
+        f"branch [git] branch names ({form!r})",
+        path=root,
+        hint=f"name the integration branch: {given}, or set branch in the configuration's "
+        "[git] table",
     )
 
 

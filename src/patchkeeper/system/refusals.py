@@ -48,21 +48,36 @@ def machine_refused(exc: BaseException) -> PatchkeeperError | None:
     """
     if not isinstance(exc, OSError) or exc.errno not in REFUSALS:
         return None
+    return PatchkeeperError(
+        f"{exc.strerror or os.strerror(exc.errno)}; patchkeeper stopped here",
+        path=exc.filename,
+        hint=refusal_hint(exc),
+    )
+
+
+def refusal_hint(exc: OSError, path: object = None) -> str | None:
+    """What to do about ``exc``, a file operation the machine refused on ``path`` (default:
+    the exception's own file name), by its ``errno`` (:data:`REFUSALS`), else ``None``: an
+    error of a file the command caught itself says what to do as :func:`machine_refused`
+    does.
+
+    >>> refusal_hint(OSError(30, "Read-only file system"), "/d/.patchkeeper")
+    'the file system is mounted read-only: work on a copy on a writable one'
+    >>> refusal_hint(OSError(5, "Input/output error")) is None
+    True
+    """
+    if exc.errno not in REFUSALS:
+        return None
+    filename = exc.filename if path is None else str(path)
     hint = REFUSALS[exc.errno]
-    if exc.errno in (errno.EACCES, errno.EPERM) and _unreadable_file(exc.filename):
+    if exc.errno in (errno.EACCES, errno.EPERM) and _unreadable_file(filename):
         hint = "let this user read it, or work on a copy"
-    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG) and _in_cache(
-        exc.filename
-    ):
+    if exc.errno not in (errno.ENOSPC, errno.EDQUOT, errno.ENAMETOOLONG) and _in_cache(filename):
         hint = (
             f"the cache of downloaded releases is {cache_root()}: set {CACHE_ENV} to a "
             "directory this user can write"
         )
-    return PatchkeeperError(
-        f"{exc.strerror or os.strerror(exc.errno)}; patchkeeper stopped here",
-        path=exc.filename,
-        hint=hint,
-    )
+    return hint
 
 
 def _unreadable_file(filename: object) -> bool:

@@ -42,6 +42,7 @@ from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import Interrupted, LockError, TargetError
 from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.english import plural
+from patchkeeper.system.refusals import refusal_hint
 from patchkeeper.system.removal import remove_tree
 
 MANIFEST = "manifest.json"
@@ -148,7 +149,9 @@ def _open_to_lock(directory: Path) -> int | None:
         return None
     except OSError as exc:
         raise TargetError(
-            f"cannot open the target to lock it: {exc.strerror}", path=directory
+            f"cannot open the target to lock it: {exc.strerror}",
+            path=directory,
+            hint=refusal_hint(exc, directory),
         ) from None
 
 
@@ -209,7 +212,9 @@ def locked_folder(folder: Path, timeout: float, what: str) -> Iterator[None]:
             pass
         except OSError as exc:
             raise TargetError(
-                f"cannot make the folder to lock it: {exc.strerror}", path=folder
+                f"cannot make the folder to lock it: {exc.strerror}",
+                path=folder,
+                hint=refusal_hint(exc, folder),
             ) from None
         fd = _open_to_lock(folder)
         if fd is None:
@@ -468,7 +473,9 @@ def commit(
     except OSError as exc:
         rollback(journal)
         raise TargetError(
-            f"writing failed ({exc.strerror}); everything was put back", path=exc.filename
+            f"writing failed ({exc.strerror}); everything was put back",
+            path=exc.filename,
+            hint=refusal_hint(exc),
         ) from None
     except KeyboardInterrupt:
         restored = rollback(journal)

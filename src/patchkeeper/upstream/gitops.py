@@ -19,9 +19,11 @@ from __future__ import annotations
 import functools
 import os
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from patchkeeper.errors import GitError
 
@@ -127,6 +129,7 @@ def trusted_directories() -> tuple[str, ...]:
             env=env,
             timeout=60,
             check=False,
+            **_OWN_GROUP,
         )
     except (OSError, subprocess.TimeoutExpired):
         return ()
@@ -172,6 +175,18 @@ def _refused(done: Completed, cwd: Path) -> GitError | None:
     )
 
 
+#: How git is started: in a process group of its own, so that a Ctrl-C at the terminal
+#: (SIGINT to the foreground process group) reaches patchkeeper and not git. patchkeeper
+#: ends a call it is interrupted in (``subprocess.run`` kills the child on the
+#: ``KeyboardInterrupt``), and lets a call in a block that must happen whole (an upgrade
+#: step's commit and its record, :mod:`patchkeeper.system.deferred`) finish first: a git
+#: killed by the same Ctrl-C made the step fail as "'git add ...' failed with exit code -2",
+#: exit 2, instead of the interruption it was.
+_OWN_GROUP: dict[str, Any] = (
+    {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
+)
+
+
 @dataclass(frozen=True)
 class Completed:
     """A finished git call: exit code and both outputs, as bytes."""
@@ -208,6 +223,7 @@ def call(
             env=environment(env),
             timeout=timeout,
             check=False,
+            **_OWN_GROUP,
         )
     except FileNotFoundError:
         if cwd is not None and not Path(cwd).is_dir():

@@ -68,6 +68,15 @@ def _load(spec: str) -> tuple[ast.AST, str]:
             hint="give two Python files, or FILE::QUALNAME definitions (vllm/x.py::Cls.meth); "
             "relative paths start at the current directory",
         ) from None
+    if b"\0" in source:
+        # a compiled module (vllm/_C.abi3.so) or a .pyc given by a slip: "save it as UTF-8"
+        # would be no advice for it
+        raise PatchkeeperError(
+            "not valid Python: a binary file (a NUL byte), not a source file",
+            path=path,
+            line=source[: source.find(b"\0")].count(b"\n") + 1,
+            hint="same-code compares Python sources: give the .py file that defines it",
+        )
     not_utf8 = undecodable(source)
     if not_utf8:
         # "not UTF-8 (byte 0xe9) and no coding line: FIX (line N)": Python's own message
@@ -79,12 +88,11 @@ def _load(spec: str) -> tuple[ast.AST, str]:
         )
     try:
         tree = parse_file(source, path, filename=str(path))
-    except (SyntaxError, ValueError) as exc:  # ValueError: a NUL byte, before Python 3.12
-        nul = source[: source.find(b"\0")].count(b"\n") + 1 if b"\0" in source else None
+    except SyntaxError as exc:
         raise PatchkeeperError(
-            f"not valid Python: {getattr(exc, 'msg', None) or exc}",
+            f"not valid Python: {exc.msg or exc}",
             path=path,
-            line=getattr(exc, "lineno", None) or nul,
+            line=exc.lineno,
             hint="same-code compares Python sources",
         ) from None
     if not qualname:
