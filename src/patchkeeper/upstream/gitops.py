@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -177,14 +178,33 @@ def _refused(done: Completed, cwd: Path) -> GitError | None:
 
 #: How git is started: in a process group of its own, so that a Ctrl-C at the terminal
 #: (SIGINT to the foreground process group) reaches patchkeeper and not git. patchkeeper
-#: ends a call it is interrupted in (``subprocess.run`` kills the child on the
-#: ``KeyboardInterrupt``), and lets a call in a block that must happen whole (an upgrade
-#: step's commit and its record, :mod:`patchkeeper.system.deferred`) finish first: a git
-#: killed by the same Ctrl-C made the step fail as "'git add ...' failed with exit code -2",
-#: exit 2, instead of the interruption it was.
+#: passes the interrupt on to a call it is interrupted in (:func:`_pass_on_interrupt`),
+#: and lets a call in a block that must happen whole (an upgrade step's commit and its
+#: record, :mod:`patchkeeper.system.deferred`) finish first: a git killed by the same
+#: Ctrl-C made the step fail as "'git add ...' failed with exit code -2", exit 2, instead
+#: of the interruption it was.
 _OWN_GROUP: dict[str, Any] = (
     {"process_group": 0} if sys.version_info >= (3, 11) else {"start_new_session": True}
 )
+
+#: Seconds a git passed a Ctrl-C has to end (it removes its lock files and stops) before it
+#: is killed.
+INTERRUPT_GRACE = 10.0
+
+
+def _pass_on_interrupt(process: subprocess.Popen[bytes]) -> None:
+    """Give the git that ``process`` runs the Ctrl-C patchkeeper got (SIGINT to its
+    process group, which it leads), as the terminal would have, and wait for it to end:
+    git then removes its lock files (``index.lock``) as it does on a Ctrl-C, where a kill
+    would leave them and stop the next git command in that checkout. Killed if it has not
+    ended after :data:`INTERRUPT_GRACE` seconds or at a second Ctrl-C."""
+    try:
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(INTERRUPT_GRACE)
+    except (ProcessLookupError, PermissionError):
+        pass  # it has ended already
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        process.kill()
 
 
 @dataclass(frozen=True)
@@ -215,16 +235,24 @@ def call(
             by another user (:func:`trusted_directories` does not trust it).
     """
     try:
-        process = subprocess.run(
+        with subprocess.Popen(
             command(args),
             cwd=cwd,
-            input=input if input is not None else b"",
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=environment(env),
-            timeout=timeout,
-            check=False,
             **_OWN_GROUP,
-        )
+        ) as process:
+            try:
+                stdout, stderr = process.communicate(input or b"", timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.communicate()
+                raise
+            except KeyboardInterrupt:
+                _pass_on_interrupt(process)
+                raise
     except FileNotFoundError:
         if cwd is not None and not Path(cwd).is_dir():
             raise GitError(
@@ -243,7 +271,7 @@ def call(
     except subprocess.TimeoutExpired:
         shown = " ".join(["git", *args])
         raise GitError(f"'{shown}' took more than {timeout:g} s", path=cwd) from None
-    done = Completed(tuple(args), process.returncode, process.stdout, process.stderr)
+    done = Completed(tuple(args), process.returncode, stdout, stderr)
     refused = _refused(done, cwd)
     if refused is not None:
         raise refused
