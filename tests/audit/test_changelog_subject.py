@@ -182,3 +182,87 @@ def test_an_item_is_listed_only_on_its_own() -> None:
         line: listed_subject(patch, {"NEWS": f"v1.1\n{line}\n"}, old) is not None for line in lines
     }
     assert found == lines
+
+
+# pbr writes a project's ChangeLog from ``git log``: one item per commit, in
+# reStructuredText, which escapes the underscore of ``buf_grow``
+CHANGELOG_OLD = """CHANGES
+=======
+
+1.2.0
+-----
+
+* Document the buffer limits
+"""
+
+CHANGELOG_NEW = CHANGELOG_OLD.replace(
+    "CHANGES\n=======\n",
+    """CHANGES
+=======
+
+1.4.0
+-----
+
+* Check the size in buf\\_shrink
+* Reject a grown size past the limit in buf\\_grow
+""",
+)
+
+# a security team's backport: DEP-3's Description, its first line prefixed with the CVE,
+# the long description after it
+SECURITY_BACKPORT = """Description: CVE-2025-1111: Reject a grown size past the limit in buf_grow
+ The size was added without a check: a length near SIZE_MAX wrapped it around.
+ This is upstream's change, taken for the stable release.
+Author: Bob Keeper <bob@example.org>
+Origin: upstream, https://review.example.org/c/libgrow/+/9911
+Last-Update: 2025-03-04
+
+--- a/buf.c
++++ b/buf.c
+@@ -7,6 +7,8 @@ bufGrow(buf_t *buf, size_t len) {
+ 
+     if (buf == NULL)
+         return -1;
++    if (len > SIZE_MAX - buf->size - 100)
++        return -1;
+     size = buf->size + len + 100;
+     buf->content = realloc(buf->content, size);
+     buf->size = size;
+"""
+
+
+def test_a_security_prefix_and_an_escaped_changelog_still_list_the_subject(
+    tmp_path: Path,
+) -> None:
+    old = {"ChangeLog": CHANGELOG_OLD, "buf.c": BUF_OLD}
+    new = {"ChangeLog": CHANGELOG_NEW, "buf.c": BUF_NEW}
+    [verdict] = judge(tmp_path, new, [("CVE-2025-1111.patch", SECURITY_BACKPORT)], old)
+    assert (verdict.verdict, verdict.action, verdict.rule) == (
+        "upstreamed",
+        "retire",
+        "changelog-subject",
+    )
+    assert verdict.summary.startswith(
+        "the new release's changelog lists its subject: ChangeLog line 8: '* Reject a grown "
+        "size past the limit in buf\\_grow', which the old pin's changelogs do not; "
+        f"{FAILING}"
+    )
+
+
+def test_the_subject_of_a_description_is_its_first_line() -> None:
+    patch = parse_patch(SECURITY_BACKPORT.encode(), name="p.patch", path=Path("p.patch"))
+    assert subject_of(patch) == "Reject a grown size past the limit in buf_grow"
+    assert subject_of(_patch("CVE-2025-1111, CVE-2025-1112: Fix integer overflow in bufGrow")) == (
+        "Fix integer overflow in bufGrow"
+    )
+    # another prefix is part of the subject, and so is a CVE without the colon
+    assert subject_of(_patch("CVE-2025-1111 - Fix integer overflow in bufGrow")) == (
+        "CVE-2025-1111 - Fix integer overflow in bufGrow"
+    )
+
+
+def test_an_escape_is_read_only_before_punctuation() -> None:
+    patch = _patch("Fix integer overflow in buf_grow")
+    old = {"NEWS": "v1.0\n"}
+    assert listed_subject(patch, {"NEWS": "v1.1\n* Fix integer overflow in buf\\_grow\n"}, old)
+    assert not listed_subject(patch, {"NEWS": "v1.1\n* Fix integer overflow in b\\uf_grow\n"}, old)

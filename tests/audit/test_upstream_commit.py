@@ -15,7 +15,7 @@ from audit_support import dated, write_tree
 
 from patchkeeper.audit.series_verdicts import judge_series
 from patchkeeper.audit.upstream_commit import origin_commit, tree_day
-from patchkeeper.audit.verdicts import PatchVerdict
+from patchkeeper.audit.verdicts import PatchVerdict, plainly_upstream
 from patchkeeper.series.engine import Workspace
 from patchkeeper.series.parse import parse_patch
 from patchkeeper.trees.tree import read_file
@@ -133,9 +133,16 @@ def _judge(
     patches: list[tuple[str, str]],
     pin_day: dt.date = PIN_DAY,
     release_day: dt.date = RELEASE_DAY,
+    news: tuple[str, str] | None = None,
+    new: str = NEW,
 ) -> list[PatchVerdict]:
-    new_root = dated(write_tree(tmp_path / "new", {"buf.c": NEW}), release_day)
-    pin_root = dated(write_tree(tmp_path / "old", {"buf.c": PIN}), pin_day)
+    """Judge ``patches`` on the release (its ``buf.c``: ``new``) and the pin, each with its
+    ``NEWS`` file when ``news`` (the pin's, the release's) is given."""
+    old_files, new_files = {"buf.c": PIN}, {"buf.c": new}
+    if news is not None:
+        old_files["NEWS"], new_files["NEWS"] = news
+    new_root = dated(write_tree(tmp_path / "new", new_files), release_day)
+    pin_root = dated(write_tree(tmp_path / "old", old_files), pin_day)
     parsed = [parse_patch(text.encode(), name=name, path=Path(name)) for name, text in patches]
     ws = Workspace(lambda path: read_file(new_root / path))
     search, pin = TreeSearch(new_root, "new"), TreeSearch(pin_root, "old")
@@ -210,3 +217,102 @@ def test_a_tree_without_real_times_gives_no_day(tmp_path: Path) -> None:
     dated(root, RELEASE_DAY)
     os.symlink("buf.c", root / "link.c")
     assert tree_day(TreeSearch(root, "dated")) == RELEASE_DAY
+
+
+# the release notes name each fix by its CVE id, in words of their own (not the commits'
+# subjects, which the changelog-subject rule would read)
+NEWS_PIN = """v2.9.10: Oct 30 2019
+
+- Fix memory leak in buf_free
+"""
+NEWS_RELEASE = (
+    """v2.15.4: Jun 12 2025
+
+### Security
+
+- [CVE-2020-7595] Overflow when resizing a buffer
+- [CVE-2022-29824] Grown sizes that wrap around
+
+"""
+    + NEWS_PIN
+)
+
+# a release that reworked the size check its own way: none of the fix's lines is there, and
+# the line it takes out is still there
+NEW_REWORKED = NEW.replace(
+    """    if (buf->size > SIZE_MAX / 2)
+        return -1;
+    grown = buf->size ? buf->size * 2 : needed;
+""",
+    """    if (buf_would_overflow(buf->size))
+        return -1;
+    grown = buf->size * 2;
+    if (grown < needed)
+        grown = needed;
+""",
+)
+
+FIX_CVE = FIX.replace(
+    "Subject: Fix integer overflow", "Subject: [CVE-2020-7595] Fix integer overflow"
+)
+FOLLOW_UP_CVE = FOLLOW_UP.replace(
+    "Subject: Fix overflow of the grown size",
+    "Subject: [CVE-2022-29824] Fix overflow of the grown size",
+)
+RETIRE = (
+    "retire (after checking that the release has upstream's commit and that it holds all of it)"
+)
+
+
+def test_an_upstream_commit_whose_fix_the_changelog_names_is_retired(tmp_path: Path) -> None:
+    fix, follow_up = _judge(
+        tmp_path,
+        [("fix.patch", FIX_CVE), ("follow-up.patch", FOLLOW_UP_CVE)],
+        news=(NEWS_PIN, NEWS_RELEASE),
+        new=NEW_REWORKED,
+    )
+    assert (fix.verdict, fix.action, fix.rule) == ("upstreamed", "retire", "upstream-commit")
+    assert fix.summary == (
+        "buf.c #1 fails at fuzz 0 (closest: buf.c line 5, 2 of 7 lines match); 1 of 3 "
+        "substantive added lines already upstream (strongest: buf.c 1/3); the new release's "
+        "changelog names CVE-2020-7595: NEWS line 5: '- [CVE-2020-7595] Overflow when "
+        "resizing a buffer'; its header says it is upstream's commit (Origin: "
+        "https://forge.example.org/lib/-/commit/0b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c), "
+        f"made by 2020-01-10, before the new release (2025-06-12); to do: {RETIRE}"
+    )
+    # the later fix is blocked by the first (still remembered as failing), and is
+    # upstream's commit whose CVE the release notes name: retired alike
+    assert (follow_up.verdict, follow_up.action, follow_up.rule) == (
+        "upstreamed",
+        "retire",
+        "upstream-commit",
+    )
+    assert follow_up.blocked_by == "fix.patch"
+    assert follow_up.summary == (
+        "buf.c #1 needs lines that the failing patch fix.patch adds; its header says it is "
+        "upstream's commit (Origin: upstream, "
+        "https://forge.example.org/lib/-/commit/1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e6f), made by "
+        "2022-03-08, before the new release (2025-06-12); the new release's changelog names "
+        "CVE-2022-29824: NEWS line 6: '- [CVE-2022-29824] Grown sizes that wrap around'; "
+        f"to do: {RETIRE}"
+    )
+    # the evidence is a header and the release notes: port --retire leaves it to a person
+    assert not plainly_upstream(fix)
+
+
+def test_a_cve_the_pins_changelog_already_names_leaves_it_to_look(tmp_path: Path) -> None:
+    pin_news = NEWS_PIN + "- [CVE-2020-7595] Overflow when resizing a buffer\n"
+    [fix] = _judge(tmp_path, [("fix.patch", FIX_CVE)], news=(pin_news, NEWS_RELEASE))
+    assert (fix.verdict, fix.action, fix.rule) == ("conflict", "look", "upstream-commit")
+
+
+def test_a_named_fix_without_the_commits_day_is_a_mention_to_look_at(tmp_path: Path) -> None:
+    # the release was made before the commit: the changelog's mention alone asks a look
+    [fix] = _judge(
+        tmp_path,
+        [("fix.patch", FIX_CVE)],
+        release_day=dt.date(2019, 12, 1),
+        news=(NEWS_PIN, NEWS_RELEASE),
+        new=NEW_REWORKED,
+    )
+    assert (fix.verdict, fix.action, fix.rule) == ("conflict", "look", "changelog-mention")

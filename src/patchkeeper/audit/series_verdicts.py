@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
+from patchkeeper.audit.mentions import new_mentions, references
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import file_shares, share_text
@@ -35,6 +36,7 @@ from patchkeeper.audit.verdicts import (
     action_of,
     gone_around,
     judge_unfinished,
+    mention_text,
     remember_failure,
     with_action,
 )
@@ -319,8 +321,43 @@ def _judge_in_order(
             if verdict.rule == Rule.SOME_HUNKS_THERE:
                 record.partly_upstream = verdict.rewritten
             failed.append(record)
-        verdicts.append(_with_listed_subject(patch, verdict, search, pin))
+        listed = _with_listed_subject(patch, verdict, search, pin)
+        verdicts.append(_with_commit_named(patch, listed, search, pin))
     return verdicts
+
+
+def _with_commit_named(
+    patch: Patch, verdict: PatchVerdict, search: TreeSearch | None, pin: TreeSearch | None
+) -> PatchVerdict:
+    """``verdict`` made *upstreamed* (rule ``upstream-commit``, to retire after checking)
+    when it is a failing patch to look at whose header says it is upstream's commit made
+    before the new release (:attr:`PatchVerdict.upstream_commit`: not shown off the pin's
+    line of releases), and the new release's changelog names what the patch fixes (its CVE
+    id, an upstream issue: :mod:`patchkeeper.audit.mentions`) where the old pin's changelogs
+    do not. Each alone leaves a doubt (a commit may be on another line of releases; a
+    changelog may name another commit for the same CVE); together they say upstream's
+    commit is in the release with the fix, and the code around it changed since. As for
+    ``changelog-subject``, the failing patch is still remembered for *blocked*."""
+    if search is None or pin is None or not verdict.upstream_commit:
+        return verdict
+    if verdict.verdict not in (CONFLICT, BLOCKED) or action_of(verdict)[0] != LOOK:
+        return verdict
+    mentions = verdict.mentions or new_mentions(
+        references(patch), search.changelog_text(), pin.changelog_text()
+    )
+    if not mentions:
+        return verdict
+    named = mention_text(mentions)
+    summary = verdict.summary.replace(f"{named}, a reason to look", named)
+    if named not in summary:
+        summary += f"; {named}"
+    return replace(
+        verdict,
+        verdict=UPSTREAMED,
+        summary=summary,
+        mentions=mentions,
+        rule=Rule.UPSTREAM_COMMIT,
+    )
 
 
 #: The verdicts a listed subject turns into *upstreamed* (when their action is port or look).

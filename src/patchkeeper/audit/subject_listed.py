@@ -10,7 +10,12 @@ changelogs do not, the release holds upstream's commit of that name: the backpor
 upstream, whatever upstream's code around it looks like now.
 
 A subject counts only when it is specific: four words or more and 24 characters or more,
-tags such as ``[CVE-...]`` aside (``Fix typo`` or ``Update README`` name nothing). It must
+tags such as ``[CVE-...]`` aside (``Fix typo`` or ``Update README`` name nothing). A
+security team's prefix naming the CVE the backport fixes (``CVE-2024-40767: Change
+force_format strategy to catch mismatches``) is such a tag: upstream's commit has the
+subject without it. Release notes written in reStructuredText escape some characters (pbr's
+``ChangeLog`` lists ``* Change force\\_format strategy to catch mismatches``): a backslash
+before punctuation is read as the character it escapes. It must
 stand as an item of its own on the line: at its start (after a list marker or a tag) or after
 a comma ending the previous item, and followed by nothing but the end of the line, an
 author in parentheses or punctuation: ``Fix potential infinite loop in X`` does not list
@@ -29,8 +34,15 @@ from patchkeeper.series.model import Patch
 MIN_WORDS = 4
 MIN_CHARACTERS = 24
 
-#: Tags before a subject: ``[CVE-2022-40303]``, ``[PATCH 2/3]``, ``[v2]``.
-_TAGS = re.compile(r"^(?:\[[^\]]*\]\s*)+")
+#: Tags before a subject: ``[CVE-2022-40303]``, ``[PATCH 2/3]``, ``[v2]``, and the CVE ids
+#: a security team writes before it, ending with a colon (``CVE-2024-40767:``,
+#: ``CVE-2024-1234, CVE-2024-1235:``).
+_TAGS = re.compile(
+    r"^(?:\[[^\]]*\]\s*|CVE-\d{4}-\d{4,7}(?:\s*(?:,|/|and)\s*CVE-\d{4}-\d{4,7})*\s*:\s+)+",
+    re.IGNORECASE,
+)
+#: reStructuredText's escape of a punctuation character: ``force\\_format``.
+_ESCAPE = re.compile(r"\\(?=[^\sA-Za-z0-9])")
 #: What may stand before an item on a changelog line: nothing, a list marker, a tag, or the
 #: comma that ends the previous item.
 _BEFORE = re.compile(r"(?:^|[-*+\u2022]|\]|,|;)\s*$")
@@ -40,7 +52,7 @@ _AFTER = re.compile(r"^\s*(?:$|[(\[,.;:#]|[-\u2013\u2014]\s)")
 
 
 def _normal(text: str) -> str:
-    return " ".join(text.split()).casefold()
+    return " ".join(_ESCAPE.sub("", text).split()).casefold()
 
 
 def subject_of(patch: Patch) -> str:
@@ -53,13 +65,21 @@ def subject_of(patch: Patch) -> str:
     >>> preamble = b"Subject: [PATCH] [CVE-2022-2309] Reset nsNr in xmlCtxtReset\\n"
     >>> subject_of(Patch("p.patch", Path("p"), b"", preamble, 1, ()))
     'Reset nsNr in xmlCtxtReset'
+    >>> preamble = b"Subject: CVE-2024-40767: Change force_format strategy to catch it\\n"
+    >>> subject_of(Patch("p.patch", Path("p"), b"", preamble, 1, ()))
+    'Change force_format strategy to catch it'
     >>> subject_of(Patch("p.patch", Path("p"), b"", b"Subject: Fix typo\\n", 1, ()))
     ''
     """
     field = parse_headers(patch.preamble).get("Subject")
     if field is None:
         return ""
-    first = field.value.strip().splitlines()[0] if field.value.strip() else ""
+    value = field.value
+    if field.name.lower() == "description":
+        # DEP-3: the first line is the short description, the lines after it the long one
+        written = patch.preamble[field.start : field.end].decode("utf-8", "replace")
+        value = written.partition(":")[2].splitlines()[0] if ":" in written else ""
+    first = value.strip().splitlines()[0] if value.strip() else ""
     subject = " ".join(_TAGS.sub("", first.strip()).split()).rstrip(".")
     if len(subject.split()) < MIN_WORDS or len(subject) < MIN_CHARACTERS:
         return ""

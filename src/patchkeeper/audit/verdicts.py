@@ -191,7 +191,8 @@ class PatchVerdict:
         upstream_commit: for a *conflict* or *blocked* patch, the evidence that its header
             names upstream's commit, made before the new release and not shown to be off the
             pin's line of releases (:mod:`patchkeeper.audit.upstream_commit`), which turns
-            *port* into *look*; ``""`` otherwise.
+            *port* into *look*, and with a changelog that names its fix, the verdict into
+            *upstreamed* (retire after checking); ``""`` otherwise.
         refresh: for a *conflict*, the evidence that git's three-way merge places every
             hunk with the patch's own lines unchanged (:mod:`patchkeeper.audit.refresh`),
             which makes the action *carry* (refresh it); ``""`` otherwise.
@@ -503,7 +504,9 @@ def _moved_text(statuses: Sequence[HunkVerdict]) -> str:
     return "; ".join(parts)
 
 
-def _mention_text(mentions: Sequence[ChangelogLine]) -> str:
+def mention_text(mentions: Sequence[ChangelogLine]) -> str:
+    """The first changelog line that names the patch's fix, quoted with file and line, and
+    how many more there are."""
     first = mentions[0]
     more = f" (and {len(mentions) - 1} more)" if len(mentions) > 1 else ""
     return f"the new release's changelog names {first.reference}: {first.shown()}{more}"
@@ -512,7 +515,7 @@ def _mention_text(mentions: Sequence[ChangelogLine]) -> str:
 def _named_text(mentions: Sequence[ChangelogLine], applied: AppliedUpstream | None) -> str:
     """The evidence that names the fix upstream: the changelog's mention, the patch's
     ``Applied-Upstream`` header; ``""`` when neither."""
-    parts = [_mention_text(mentions)] if mentions else []
+    parts = [mention_text(mentions)] if mentions else []
     if applied is not None:
         parts.append(applied.text)
     return "; ".join(parts)
@@ -844,7 +847,7 @@ def _rejudge_gone(
         mentions = _mentions(patch, ctx)
         if not mentions:
             return None
-        text = f"{why}; {_mention_text(mentions)}"
+        text = f"{why}; {mention_text(mentions)}"
         verdict = _upstreamed(patch, text, [], shares, moved, kind, rule=Rule.CHANGELOG_MENTION)
         return replace(verdict, mentions=mentions)
     rule = Rule.FILE_MOVED if renames else Rule.FILE_GONE
@@ -1267,7 +1270,7 @@ def _judge_failing(
     if most:
         text = f"{most}; {fails}"
         if mentions:
-            text += "; " + _mention_text(mentions)
+            text += "; " + mention_text(mentions)
         return _with_failures(patch, text, statuses, shares, outcome, kind, mentions, rule=rule)
     rewritten, rule = _rewritten_at_place(ws, patch, statuses, kind), Rule.REWRITTEN_AT_PLACE
     if not rewritten:
@@ -2353,7 +2356,7 @@ def _conflict(
     if facts:
         text += "; " + facts
     if mentions:
-        text += "; " + _mention_text(mentions) + ", a reason to look"
+        text += "; " + mention_text(mentions) + ", a reason to look"
     rule = Rule.HUNKS_FAIL
     return _with_failures(
         patch, text, statuses, shares, outcome, kind, mentions, CONFLICT, rule=rule
@@ -2436,6 +2439,11 @@ TAKEN_REVERTED_REASON = (
 
 #: The action's reason of a patch retired because the release notes list its subject.
 CHANGELOG_SUBJECT_REASON = "after checking that upstream's commit of that subject holds all of it"
+#: The action's reason of a patch retired because it is upstream's commit, made before the
+#: new release, and the new release's changelog names its fix.
+UPSTREAM_COMMIT_RETIRE_REASON = (
+    "after checking that the release has upstream's commit and that it holds all of it"
+)
 #: The action's reason of a patch retired because a release between had it.
 TAKEN_EARLIER_RETIRE_REASON = "after checking that upstream's changes since keep its fix"
 
@@ -2471,6 +2479,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
             # the evidence is the release notes, not the code: a backport may carry more
             # than upstream's commit of that name, so a person checks before it goes
             return RETIRE, CHANGELOG_SUBJECT_REASON, own
+        if own == Rule.UPSTREAM_COMMIT:
+            # the evidence is the header's commit and the release notes, not the code
+            return RETIRE, UPSTREAM_COMMIT_RETIRE_REASON, own
         if own == Rule.TAKEN_EARLIER:
             # the evidence is an earlier release: what upstream changed since may have
             # dropped the fix again, so a person checks before it goes
