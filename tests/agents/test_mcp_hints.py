@@ -320,8 +320,9 @@ def test_a_port_through_the_tools_ends_naming_the_tool_that_applies_its_series(
         False,
         f"review {where}; write_apply (directory: {json.dumps(str(where))}, target: "
         f'"COPY", write: true) applies it; then copy its series and patch files over those '
-        f'in {(down / "patches").resolve()}, set pin = "1.1" in the configuration (port '
-        "`in_place: true` does both; the directory holds only the series, so do not replace "
+        f'in {(down / "patches").resolve()}, set pin = "1.1" in the configuration '
+        f'(write_port_start (to: "{(tmp_path / "tinylib-1.1").resolve()}", in_place: true, '
+        "write: true) does both; the directory holds only the series, so do not replace "
         "the downstream with it)",
     )
     assert (bare.is_error, bare.structured_content["error"]["hint"]) == (
@@ -329,3 +330,30 @@ def test_a_port_through_the_tools_ends_naming_the_tool_that_applies_its_series(
         "run patchkeeper in the downstream (or pass `directory` DIR or `config` FILE); the "
         "manual's configuration page (docs/configuration.md) shows the keys",
     )
+
+
+@pytest.mark.slow
+def test_a_continued_port_says_the_port_again_in_place_as_its_tool(example: Example) -> None:
+    """A port into a new directory ends advising to retire each upstreamed patch, or to port
+    again in place with ``--retire``. Said in bare words ("port with --in-place --retire"),
+    it kept the options through ``write_port_continue``, which has no ``in_place``: the
+    advice is a command line, which the server names as the tool that runs it."""
+    conflict = example.downstream / ".patchkeeper-port" / "conflict" / "files" / "retry.py"
+
+    async def conversation(client: ClientSession) -> list[Any]:
+        start = {**DOWN, "to": NEW, "write": True}
+        results = [await client.call_tool("write_port_start", start)]
+        for resolution in (PROXY, API_KEY):
+            resolve(conflict, resolution)
+            results.append(await client.call_tool("write_port_continue", {**DOWN, "write": True}))
+        return results
+
+    *_, done = talk(example.root, conversation)
+    assert (done.is_error, done.structured_content["exit_code"]) == (False, 0)
+    retire = [item for item in done.structured_content["todo"] if item.startswith("retire ")]
+    assert retire == [
+        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement by "
+        "write_port_start (write: true)): 'patchkeeper retire NAME --at 1.1 --why TEXT' (a "
+        f'command line: no tool runs it), or write_port_start (to: "{example.new}", in_place: '
+        "true, retire: true, write: true)"
+    ]

@@ -4,8 +4,11 @@
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -224,3 +227,90 @@ def test_port_refuses_an_unwritable_markdown_before_it_starts(repo: Path, cli) -
         "  hint: pass --markdown a file in a directory that exists and can be written\n"
     )
     assert porcelain(repo) == "!! target/\n"
+
+
+def _read_only(directory: Path, on: bool) -> None:
+    """Make ``directory`` unwritable, for root too (``chattr +i``; the write bit for others)."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555 if on else 0o755)
+        return
+    done = subprocess.run(["chattr", "+i" if on else "-i", str(directory)], capture_output=True)
+    if done.returncode != 0:
+        pytest.fail(f"chattr does not work here: {done.stderr.decode()}")
+
+
+def test_unwritable_markdown_says_the_write_s_own_cause(repo: Path, cli, tmp_path: Path) -> None:
+    """The check before the command asked ``os.access``, which says no alike for a missing
+    permission and a file system mounted read-only: the refusal said "Permission denied" on
+    a read-only mount. The write is tried, and its own errno and hint are said, with a place
+    to write the report instead."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    _read_only(reports, True)
+    try:
+        run = cli(*AUDIT, "--markdown", str(reports / "out.md"), cwd=repo / "downstream")
+    finally:
+        _read_only(reports, False)
+    code = errno.EPERM if os.geteuid() == 0 else errno.EACCES
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {reports}/out.md: cannot write the Markdown report: "
+        f"{os.strerror(code)}\n"
+        "  hint: let this user write it and its directory, or work on a copy; or pass "
+        "--markdown a file in a directory that exists and can be written, e.g. "
+        "--markdown /tmp/out.md\n"
+    )
+    assert list(reports.iterdir()) == []
+    assert porcelain(repo) == "!! target/\n"
+
+
+def test_writable_markdown_is_tried_and_left_for_the_report(
+    repo: Path, cli, tmp_path: Path
+) -> None:
+    """Trying the write leaves nothing of its own: the report is the only file written."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    run = cli(*AUDIT, "--markdown", str(reports / "out.md"), cwd=repo / "downstream")
+    assert run.code == 1
+    assert [p.name for p in reports.iterdir()] == ["out.md"]
+    assert (reports / "out.md").read_text().startswith("## patchkeeper audit: 1.1\n")
+
+
+def test_markdown_on_a_read_only_mount_says_so(repo: Path, tmp_path: Path) -> None:
+    """A directory on a file system mounted read-only (a tmpfs mounted ``ro`` in a mount
+    namespace of its own, ``unshare``) was said to be "Permission denied": the refusal now
+    says the file system is read-only, and where to write the report instead."""
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    mount_ro = 'mount -t tmpfs -o ro tmpfs "$1" && shift && exec "$@"'
+    done = subprocess.run(
+        [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            mount_ro,
+            "sh",
+            str(reports),
+            sys.executable,
+            "-m",
+            "patchkeeper",
+            *AUDIT,
+            "--markdown",
+            str(reports / "out.md"),
+        ],
+        cwd=repo / "downstream",
+        capture_output=True,
+        text=True,
+    )
+    if "mount" in done.stderr and "patchkeeper" not in done.stderr:
+        pytest.fail(f"no read-only mount here (unshare -rm): {done.stderr}")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"patchkeeper: error: {reports}/out.md: cannot write the Markdown report: "
+        "Read-only file system\n"
+        "  hint: the file system is mounted read-only: work on a copy on a writable one; or "
+        "pass --markdown a file in a directory that exists and can be written, e.g. "
+        "--markdown /tmp/out.md\n"
+    )
+    assert list(reports.iterdir()) == []

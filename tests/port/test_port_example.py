@@ -156,7 +156,8 @@ def test_port_continue_twice_then_the_new_series_verifies(cli, example: Example)
     assert review == [
         f"review {out}; 'patchkeeper -C {out} apply --target COPY' applies it; then copy its "
         f'series and patch files over those in {old}, set pin = "1.1" in the configuration '
-        "and run 'patchkeeper ledger' to rewrite PATCHES.md (port --in-place does all three; "
+        "and run 'patchkeeper ledger' to rewrite PATCHES.md ('patchkeeper port --to "
+        f"{example.new} --in-place' does all three; "
         "the directory holds only the series, so do not replace the downstream with it)"
     ]
     # the new directory shares the downstream's ledger, whose Cut-against column is the old

@@ -42,7 +42,7 @@ def test_into_a_new_directory_the_spec_edit_is_said(cli, example: Example) -> No
     assert not (example.downstream / "patches-1.1" / "python-minihttp.spec").exists()
     assert [item for item in data["todo"] if "spec" in item] == [
         f"in {spec}, write Version:        1.1; Release:        1%{{?dist}} with the series "
-        "(port --in-place does it)"
+        f"('patchkeeper port --to {example.new} --in-place' does it)"
     ]
 
 
@@ -127,7 +127,8 @@ def test_into_a_new_directory_the_written_out_patch_name_is_said(cli, example: E
     data = port_to_the_end(cli, example)
     assert [item for item in data["todo"] if "spec" in item] == [
         f"in {spec}, write Version:        1.1; Release:        1%{{?dist}}; "
-        "Patch5: minihttp-1.0-metrics-same-host.patch with the series (port --in-place does it)",
+        "Patch5: minihttp-1.0-metrics-same-host.patch with the series ('patchkeeper port --to "
+        f"{example.new} --in-place' does it)",
         f"python-minihttp.spec:13: the name {VERSIONED} follows Version: and would name "
         "minihttp-1.1-metrics-same-host.patch, which is not the patch; written out as "
         "minihttp-1.0-metrics-same-host.patch: to have it follow the version again, rename "

@@ -94,11 +94,12 @@ def test_init_under_json_prints_the_envelope(cli, example: Example) -> None:
     run = cli("init", "--json", cwd=tree)
     assert run.code == 2
     assert output(run.out)["error"] == {
-        "message": "exists already: init never overwrites a file, and wrote nothing",
+        "message": "exists already: init never overwrites a file, and this run wrote nothing",
         "file": str(tree / "patchkeeper.toml"),
         "line": None,
-        "hint": "keep it and configure the rest by hand (docs/starting.md shows the keys), "
-        "or move it away and run patchkeeper init again",
+        "hint": "an earlier init (even an interrupted one) or a hand wrote patchkeeper.toml, "
+        "PATCHES.md: check them with patchkeeper lint and go on from there, or move them "
+        "away and run patchkeeper init again",
     }
 
 
@@ -590,8 +591,12 @@ def test_nothing_is_overwritten(cli, example: Example) -> None:
     assert (run.code, run.err.splitlines()[0]) == (
         2,
         f"patchkeeper: error: {tree / 'PATCHES.md'}: exists already: init never overwrites a "
-        "file, and wrote nothing",
+        "file, and this run wrote nothing",
     )
+    assert run.err.splitlines()[1:] == [
+        "  hint: keep it and configure the rest by hand (docs/starting.md shows the keys), or "
+        "move it away and run patchkeeper init again"
+    ]
     assert not (tree / "patchkeeper.toml").exists()
     assert cli("init", "--ledger", "docs/ledger.md", cwd=tree).code == 0
     assert (tree / "PATCHES.md").read_text() == "mine\n"
@@ -830,3 +835,23 @@ def test_a_series_from_elsewhere_is_named_from_the_current_directory(cli, tmp_pa
             }[name]
         )
         assert run.out.splitlines()[3:5] == ["wrote patchkeeper.toml", "wrote PATCHES.md"]
+
+
+def test_a_second_init_names_what_an_earlier_one_wrote(cli, example: Example) -> None:
+    """An init interrupted (Ctrl-C) after it wrote its files says only "interrupted"; run
+    again, it said "wrote nothing", as if no init had written anything. The refusal names
+    the files there, and the two ways on: check them with lint, or move them away."""
+    tree = quilt_tree(example)
+    assert cli("init", "--directory", "minihttp", cwd=tree).code == 0
+    (tree / "PATCHES.md").unlink()  # as if the user had moved the ledger away, not the rest
+    run = cli("init", cwd=tree)
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tree / 'patchkeeper.toml'}: exists already: init never "
+        "overwrites a file, and this run wrote nothing\n"
+        "  hint: an earlier init (even an interrupted one) or a hand wrote patchkeeper.toml: "
+        "check it with patchkeeper lint and go on from there, or move it away and run "
+        "patchkeeper init again\n"
+    )
+    (tree / "patchkeeper.toml").unlink()
+    assert cli("init", "--directory", "minihttp", cwd=tree).code == 0

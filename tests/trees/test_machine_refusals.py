@@ -241,3 +241,35 @@ def test_a_patch_path_too_long_says_to_shorten_it_in_the_patch(cli, package) -> 
         "\n".join(expected) + "\n",
     )
     assert tree_bytes(target) == before
+
+
+def test_apply_to_a_target_on_a_read_only_mount_says_so(package) -> None:
+    """A target on a file system mounted read-only (a tmpfs mounted in a mount namespace of
+    its own, ``unshare``, holding a copy of the target, then made read-only) was told to
+    "run as a user who can write the target": the check before the write asked
+    ``os.access``, whose no does not say why. The hint is the read-only file system's."""
+    downstream, _, target = package
+    before = tree_bytes(target)
+    script = (
+        'mount -t tmpfs tmpfs "$1" && cp -a "$2"/. "$1" && mount -o remount,ro "$1" '
+        '&& shift 2 && exec "$@"'
+    )
+    mounted = target.parent / "mounted"
+    mounted.mkdir()
+    command = [sys.executable, "-m", "patchkeeper", "apply", "--target", str(mounted)]
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(mounted), str(target), *command],
+        cwd=downstream,
+        capture_output=True,
+        text=True,
+    )
+    if "mount" in done.stderr and "patchkeeper" not in done.stderr:
+        pytest.fail(f"no read-only mount here (unshare -rm): {done.stderr}")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        f"patchkeeper: error: {mounted}/certbundle/core.py: the target is read-only here; "
+        "nothing was changed\n"
+        "  hint: the file system is mounted read-only: work on a copy on a writable one\n"
+    )
+    assert tree_bytes(target) == before
+    assert list(mounted.iterdir()) == []  # the mount went with its namespace

@@ -169,6 +169,38 @@ def test_lint_after_a_runtime_only_upgrade_names_the_requirement_left_behind(
     )
 
 
+def test_a_finished_upgrade_says_the_checks_are_left_to_run(cli, plugin: Path) -> None:
+    """The last line said "every step done" though no step checks what the steps wrote:
+    ``lint`` then failed PK601 on the plugin's requirement the runtime port left at the old
+    release. It says the checks are left to run, and the list names them."""
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text()
+        .replace('version = "0.1"\n', 'version = "0.1"\ndependencies = ["upup==1.0"]\n')
+        .replace(
+            'upstream = "upup"\n', 'upstream = "upup"\npin = "1.0"\npristine = "../upup-1.0"\n'
+        )
+    )
+    make_checkout(plugin)
+    run = cli("upgrade", "--to", "../upup-2.0", "--branch", "up", cwd=plugin)
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    done = lines.index(
+        "every step done; none of them checks the result: run the commands under 'verify the "
+        "result' below"
+    )
+    assert lines[done + 1] == "left for a person:"
+    at = lines.index("3. verify the result:")
+    assert lines[at:] == [
+        "3. verify the result:",
+        "   - patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
+        f"plugin and {plugin.parent / 'upup-2.0'} installed",
+        "   - patchkeeper lint",
+        "   - patchkeeper report --check",
+    ]
+    assert cli("lint", cwd=plugin).code == 1  # the requirement left at 1.0, as lint says
+
+
 def test_an_upgrade_writes_pristine_through_a_symlink_as_given(cli, plugin: Path) -> None:
     """``--to ../releases/upup-2.0``, where ``releases`` is a symlink to a folder elsewhere,
     is written as ``pristine`` as the user gave it, relative to the configuration file;

@@ -355,6 +355,10 @@ def _refuse_unwritable(path: Path) -> None:
     read-only, or it is a directory) before the command runs: a command that writes its
     own state (``port``'s work directory) must not fail after it.
 
+    The write is tried (:func:`_try_write`), not guessed from the permission bits
+    (``os.access``): a directory on a file system mounted read-only was said to be
+    "Permission denied", and the refusal says the cause the write meets.
+
     Raises:
         PatchkeeperError: naming the file, with the reason :func:`_write_markdown` gives.
     """
@@ -362,18 +366,50 @@ def _refuse_unwritable(path: Path) -> None:
 
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
-        code = errno.EISDIR
+        refused = OSError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     elif not parent.is_dir():
         # a file where the directory should be is ENOTDIR, as writing there would say
         code = errno.ENOTDIR if os.path.lexists(parent) else errno.ENOENT
-    elif not os.access(path if path.exists() else parent, os.W_OK):
-        code = errno.EACCES
+        refused = OSError(code, os.strerror(code), str(path))
     else:
+        try:
+            _try_write(path)
+        except OSError as exc:
+            refused = exc
+        else:
+            return
+    raise _markdown_refused(path, refused)
+
+
+def _try_write(path: Path) -> None:
+    """Open ``path`` for writing as the report's write will, and leave it as it was: an
+    existing file is opened to append (nothing written, nothing truncated), a new one is
+    made and removed again.
+
+    Raises:
+        OSError: the machine's refusal, with its own ``errno`` (``EROFS``, ``EACCES``...).
+    """
+    flags = os.O_WRONLY | os.O_NONBLOCK  # a FIFO without a reader must not block here
+    if path.exists():
+        os.close(os.open(path, flags | os.O_APPEND))
         return
-    raise PatchkeeperError(
-        f"cannot write the Markdown report: {os.strerror(code)}",
+    os.close(os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644))
+    os.unlink(path)
+
+
+def _markdown_refused(path: Path, exc: OSError) -> PatchkeeperError:
+    """The error for a ``--markdown`` report the machine refused to write: its cause by the
+    refusal's ``errno``, and what to do (:func:`patchkeeper.system.refusals.refusal_hint`
+    for a read-only file system, a missing permission, a full disk), with a place to write
+    the report instead."""
+    from patchkeeper.system.refusals import refusal_hint
+
+    where = "pass --markdown a file in a directory that exists and can be written"
+    cause = refusal_hint(exc, path)
+    return PatchkeeperError(
+        f"cannot write the Markdown report: {exc.strerror or os.strerror(exc.errno or 0)}",
         path=path,
-        hint="pass --markdown a file in a directory that exists and can be written",
+        hint=f"{cause}; or {where}, e.g. --markdown /tmp/{path.name}" if cause else where,
     )
 
 
@@ -382,11 +418,7 @@ def _write_markdown(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8", errors="surrogateescape")  # bytes kept
     except OSError as exc:
-        raise PatchkeeperError(
-            f"cannot write the Markdown report: {exc.strerror}",
-            path=path,
-            hint="pass --markdown a file in a directory that exists and can be written",
-        ) from None
+        raise _markdown_refused(path, exc) from None
 
 
 #: The arguments of the running command line (without the program name), kept with the

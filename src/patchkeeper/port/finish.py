@@ -104,7 +104,7 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
             after = spec.data.decode("utf-8", "surrogateescape").splitlines()
             edits = "; ".join(new.strip() for old, new in zip(before, after) if old != new)
             spec_todo = (
-                f"in {spec.path}, write {edits} with the series (port --in-place does it)",
+                f"in {spec.path}, write {edits} with the series ({_in_place(ctx)} does it)",
                 *spec_todo,
             )
         return str(out), (), spec_todo
@@ -155,6 +155,19 @@ def finish(ctx: PortContext, steps: list[Step]) -> tuple[str, tuple[str, ...], t
     if _refresh_ledger(ctx.config):
         todo.append(LEDGER_REWRITTEN)
     return str(series_path.parent), tuple(retired), tuple(todo)
+
+
+def _in_place(ctx: PortContext, retire: bool = False) -> str:
+    """The command line that ports the series in place (``--retire``: retiring the upstreamed
+    patches too), quoted: said as a whole command line, the MCP server names the tool and
+    arguments that run it (:mod:`patchkeeper.agents.hints`) whatever tool was called; the
+    bare words "port with --in-place" kept options ``write_port_continue`` does not take.
+
+    >>> from types import SimpleNamespace as NS
+    >>> _in_place(NS(state=NS(new="../minihttp-1.1")), retire=True)
+    "'patchkeeper port --to ../minihttp-1.1 --in-place --retire'"
+    """
+    return f"'patchkeeper port --to {ctx.state.new} --in-place{' --retire' if retire else ''}'"
 
 
 def moved_spec(ctx: PortContext) -> tuple[Change | None, tuple[str, ...]]:
@@ -246,11 +259,13 @@ def todo_items(
             if r.verdict in RETIRING and not r.pending and (r.verdict == DROPPED) == dropped
         ]
         if retiring and not ctx.state.retire:
+            # a port made in place has moved the pin: no port again retires them, retire does
+            again = "" if ctx.state.in_place else f", or {_in_place(ctx, retire=True)}"
             todo.append(
                 "retire "
                 + ", ".join(retiring)
                 + f" ({retire_note(ctx.new_version, dropped)}): 'patchkeeper retire NAME --at "
-                f"{ctx.new_version} --why TEXT', or port with --in-place --retire"
+                f"{ctx.new_version} --why TEXT'{again}"
             )
     if ctx.state.retire:
         todo += [
@@ -264,9 +279,9 @@ def todo_items(
         ledger = _ledger_file(ctx.config)
         steps = (
             f'set pin = "{ctx.new_version}" in the configuration and run \'patchkeeper '
-            f"ledger' to rewrite {ledger} (port --in-place does all three"
+            f"ledger' to rewrite {ledger} ({_in_place(ctx)} does all three"
             if ledger
-            else f'set pin = "{ctx.new_version}" in the configuration (port --in-place does both'
+            else f'set pin = "{ctx.new_version}" in the configuration ({_in_place(ctx)} does both'
         )
         todo.append(
             f"review {where}; 'patchkeeper -C {where} apply --target COPY' applies it; then "

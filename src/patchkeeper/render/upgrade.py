@@ -136,6 +136,13 @@ def upgrade_text(result: UpgradeResult) -> str:
     stopped = next((s for s in result.steps if s.status == StepStatus.STOPPED), None)
     if stopped is not None:
         lines.append(f"stopped at the {stopped.name}'s conflict; state in {result.state_dir}")
+    elif result.verify:
+        # the steps write; none of them checks what they wrote (lint, the record, the plugin
+        # live): "every step done" alone read as a downstream ready to merge
+        lines.append(
+            "every step done; none of them checks the result: run the commands under "
+            "'verify the result' below"
+        )
     else:
         lines.append("every step done")
     todo = left_for_a_person(result)

@@ -312,17 +312,33 @@ def _refuse_existing_config(root: Path) -> None:
 def _refuse_existing(root: Path, paths: list[Path]) -> None:
     """Refuse to go on when any of ``paths`` exists (a dangling symbolic link counts).
 
+    A ``patchkeeper.toml`` among them is most likely an earlier init's (one interrupted by
+    Ctrl-C after it wrote its files says only "interrupted"): the hint names every file of
+    ``paths`` there, to check with ``lint`` and go on, or to move away and start again.
+
     Raises:
         PatchkeeperError: naming the first such file (exit 2).
     """
-    for path in paths:
-        if path.exists() or path.is_symlink():
-            raise PatchkeeperError(
-                "exists already: init never overwrites a file, and wrote nothing",
-                path=path,
-                hint="keep it and configure the rest by hand (docs/starting.md shows the "
-                "keys), or move it away and run patchkeeper init again",
-            )
+    there = [path for path in paths if path.exists() or path.is_symlink()]
+    if not there:
+        return
+    hint = (
+        "keep it and configure the rest by hand (docs/starting.md shows the keys), or move "
+        "it away and run patchkeeper init again"
+    )
+    if root / CONFIG_FILE in there:
+        names = ", ".join(shown(path, root) for path in there)
+        them = "them" if len(there) > 1 else "it"
+        hint = (
+            f"an earlier init (even an interrupted one) or a hand wrote {names}: check "
+            f"{them} with patchkeeper lint and go on from there, or move {them} away and run "
+            "patchkeeper init again"
+        )
+    raise PatchkeeperError(
+        "exists already: init never overwrites a file, and this run wrote nothing",
+        path=there[0],
+        hint=hint,
+    )
 
 
 def _schema(found: Found, patches: list[bytes]) -> tuple[str, str]:

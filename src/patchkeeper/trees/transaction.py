@@ -275,8 +275,23 @@ def _check_writable(changes: list[Change], whose: str = "target") -> None:
         parent, parent_writable = writable[directory]
         exists = change.original is not None or target.exists()
         if (exists and not os.access(target, os.W_OK)) or not parent_writable:
-            message, hint = READ_ONLY[whose]
-            raise TargetError(message, path=target if exists else parent, hint=hint)
+            raise _read_only(whose, target if exists else parent)
+
+
+def _read_only(whose: str, path: Path, code: int | None = None) -> TargetError:
+    """The read-only error of :data:`READ_ONLY` for ``path``; on a file system mounted
+    read-only (``code`` ``EROFS``, or ``os.statvfs`` says so when the check before the write
+    had only ``os.access``'s no), the hint is the machine's for that
+    (:func:`~patchkeeper.system.refusals.refusal_hint`): no user can write there, and
+    "run as a user who can write" sent one to fix permissions that were fine."""
+    message, hint = READ_ONLY[whose]
+    if code is None:
+        with suppress(OSError):
+            if os.statvfs(path).f_flag & os.ST_RDONLY:
+                code = errno.EROFS
+    if code == errno.EROFS:
+        hint = refusal_hint(OSError(code, os.strerror(code)), path) or hint
+    return TargetError(message, path=path, hint=hint)
 
 
 def _missing_dirs(path: Path) -> list[Path]:
@@ -518,8 +533,7 @@ def _make_journal(journal: Path, whose: str) -> None:
     except OSError as exc:
         if exc.errno not in _NOT_WRITABLE:
             raise
-        message, hint = READ_ONLY[whose]
-        raise TargetError(message, path=exc.filename or journal, hint=hint) from None
+        raise _read_only(whose, Path(exc.filename or journal), exc.errno) from None
 
 
 def _journal_originals(changes: list[Change], journal: Path, faults: _Faults) -> dict[str, Any]:
