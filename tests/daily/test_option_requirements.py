@@ -202,6 +202,27 @@ def test_a_wheel_given_as_plugin_says_to_unpack_it(cli, tmp_path: Path, command:
     assert sorted(p.name for p in tmp_path.iterdir()) == [wheel.name]
 
 
+@pytest.mark.parametrize("command", ["inventory", "audit", "check", "lock"])
+def test_a_module_given_as_plugin_says_to_pass_its_directory(
+    cli, tmp_path: Path, command: str
+) -> None:
+    """A module of the plugin given as ``--plugin`` (``p/__init__.py``, a slip of the shell's
+    completion) was told to "unpack the wheel or sdist", which it is not: it is told to pass
+    the directory instead, and nothing is written."""
+    package = tmp_path / "gridbook"
+    package.mkdir()
+    module = package / "__init__.py"
+    module.write_text("import vllm.model_executor\n", encoding="utf-8")
+    run = cli("runtime", command, "--plugin", str(module), "--package", "gridbook", cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--plugin': {module} is a file; a plugin is the directory "
+        "holding its package, not a file in it: pass that directory",
+    )
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gridbook"]
+
+
 @pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
 def test_a_release_option_without_its_value_says_so(cli, example: Example, command: str) -> None:
     """``audit --to --json`` (the release forgotten): click gave ``--json`` to ``--to``,

@@ -294,6 +294,21 @@ class InterpreterPath(click.Path):
         return interpreter_path(value) if isinstance(value, str) else checked
 
 
+#: The endings of the archives a tree comes as (:mod:`patchkeeper.upstream.unpack`'s, kept
+#: here so that the command line does not import the unpacker at each start).
+ARCHIVE_SUFFIXES = (
+    ".tar.gz",
+    ".tar.bz2",
+    ".tar.xz",
+    ".tgz",
+    ".tbz",
+    ".txz",
+    ".tar",
+    ".whl",
+    ".zip",
+)
+
+
 class TreePath(DirectoryPath):
     """A directory option naming a tree that comes as an archive: a file given for it is
     most often that archive itself (``--target`` the sdist, ``--plugin`` the wheel ``pip
@@ -311,6 +326,19 @@ class TreePath(DirectoryPath):
         archive: str = "the sdist",
     ) -> None:
         super().__init__(f"{what}: unpack {archive} and pass its directory")
+        self.not_archive = f"{what}, not a file in it: pass that directory"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error (exit 2) naming it: an archive (a wheel, an sdist) is
+        to be unpacked, any other file (a module of the tree, ``p/__init__.py``) is to be
+        replaced by the directory it is in, not told to be unpacked."""
+        if (
+            isinstance(value, (str, os.PathLike))
+            and os.path.isfile(value)
+            and not os.fspath(value).lower().endswith(ARCHIVE_SUFFIXES)
+        ):
+            self.fail(f"{os.fspath(value)} is a file; {self.not_archive}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:
