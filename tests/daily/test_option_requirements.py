@@ -324,3 +324,40 @@ def test_a_configured_pristine_with_a_marker_names_the_configuration(cli, exampl
         "nothing for the release to read\n"
         '  hint: leave the marker out: pristine = "minihttp==1.1"\n'
     )
+
+
+@pytest.mark.parametrize("given", ["venv", "venv/bin"])
+def test_a_virtual_environment_given_as_python_names_its_interpreter(
+    cli, tmp_path: Path, given: str
+) -> None:
+    """``runtime check --python ~/venv`` (the environment, not its interpreter) answered
+    click's "File '...' is a directory.", which says nothing to do: the error names the
+    interpreter the environment holds, and nothing is written."""
+    import venv
+
+    venv.create(tmp_path / "venv", with_pip=False)
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    directory = tmp_path / given
+    run = cli(
+        "runtime", "check", "--python", str(directory), "--plugin", str(tmp_path),
+        "--package", "plug", cwd=tmp_path,
+    )  # fmt: skip
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--python': {directory} is a directory; --python takes an "
+        f"interpreter: pass {directory}/{'bin/python' if given == 'venv' else 'python'}",
+    )
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_a_directory_without_an_interpreter_given_as_python_says_how_to_find_one(
+    cli, tmp_path: Path
+) -> None:
+    """A directory that holds no interpreter is told how to find the environment's."""
+    run = cli("status", "--python", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--python': {tmp_path} is a directory; --python takes an "
+        "interpreter, not a directory: pass the environment's python (VENV/bin/python; "
+        "'python -c \"import sys; print(sys.executable)\"' prints it)",
+    )

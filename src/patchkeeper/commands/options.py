@@ -278,6 +278,24 @@ def python_option(
     )
 
 
+#: Where a directory given for ``--python`` may hold its interpreter: a virtual
+#: environment's (POSIX, Windows), or the directory that is its ``bin`` itself.
+_INTERPRETERS_IN = ("bin/python", "bin/python3", "Scripts/python.exe", "python", "python3")
+
+
+def _interpreter_in(directory: str | os.PathLike[str]) -> str:
+    """What to pass instead of ``directory`` for ``--python``: the interpreter in it (a
+    virtual environment's ``bin/python``) when it holds one, else how to find it."""
+    for name in _INTERPRETERS_IN:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return f"--python takes an interpreter: pass {candidate}"
+    return (
+        "--python takes an interpreter, not a directory: pass the environment's python "
+        "(VENV/bin/python; 'python -c \"import sys; print(sys.executable)\"' prints it)"
+    )
+
+
 class InterpreterPath(click.Path):
     """``--python``'s type: a file path (not a directory), converted by
     :func:`~patchkeeper.system.probes.interpreter_path` so that ``./python`` names the file
@@ -290,6 +308,8 @@ class InterpreterPath(click.Path):
         """The checked value as an interpreter path (see the class)."""
         from patchkeeper.system.probes import interpreter_path
 
+        if isinstance(value, (str, os.PathLike)) and os.path.isdir(value):
+            self.fail(f"{os.fspath(value)} is a directory; {_interpreter_in(value)}", param, ctx)
         checked = super().convert(value, param, ctx)
         return interpreter_path(value) if isinstance(value, str) else checked
 
