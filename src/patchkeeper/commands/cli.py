@@ -20,6 +20,7 @@ import click
 
 from patchkeeper.constants import (
     OPTION_JSON,
+    OPTION_MARKDOWN,
     SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
@@ -424,8 +425,8 @@ JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
 #: command's output without an option), the words for it.
 _FORMAT_WAYS = {
     "json": (OPTION_JSON, "JSON output is asked for with"),
-    "markdown": ("--markdown", "a Markdown report is written to a file with"),
-    "md": ("--markdown", "a Markdown report is written to a file with"),
+    "markdown": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
+    "md": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
     "text": ("", "text is what the command prints without an option"),
 }
 
@@ -469,7 +470,7 @@ def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> No
             continue
         typed = word if equals else f"{name} {value}"
         wanted, words_for = way
-        line = f"{ctx.command_path} {wanted} FILE ..." if wanted == "--markdown" else ""
+        line = f"{ctx.command_path} {wanted} FILE ..." if wanted == OPTION_MARKDOWN else ""
         line = line or (f"{ctx.command_path} {wanted} ..." if wanted else "")
         advice = f"{words_for} {wanted} ({line})" if wanted else f"{words_for}: leave {typed} out"
         raise click.UsageError(f"{typed}: {advice}", ctx)

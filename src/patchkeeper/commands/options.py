@@ -37,6 +37,7 @@ from patchkeeper.constants import (
     OPTION_DIRECTORY,
     OPTION_FROM,
     OPTION_JSON,
+    OPTION_MARKDOWN,
     OPTION_PRISTINE,
     OPTION_PYTHON,
     OPTION_TARGET,
@@ -199,7 +200,7 @@ def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
     """``--markdown PATH``: also write the result as Markdown; ``help`` says what it is."""
-    return click.option("--markdown", type=FILE_PATH, help=help)
+    return click.option(OPTION_MARKDOWN, type=FILE_PATH, help=help)
 
 
 #: ``--markdown PATH`` of the commands whose report goes into a pull request (``audit``,
