@@ -191,6 +191,8 @@ OPTION_WRITE = "--write"
 OPTION_CHECK = "--check"
 OPTION_CONTINUE = "--continue"
 OPTION_ABORT = "--abort"
+#: the Markdown report's file, which a command's format error names too
+OPTION_MARKDOWN = "--markdown"
 
 
 #: The commands that read the patch series itself: in a downstream that carries runtime

@@ -23,12 +23,13 @@ CALLS = [
     ),
     ("write_port_start", {**DOWN, "to": NEW, "output": "../notes.txt", "write": True}, "output"),
 ]
-TREE = "a target is an upstream tree (a directory): unpack the sdist and pass its directory"
+#: notes.txt is no archive: it is not told to be unpacked (an sdist is: test_option_requirements)
+TREE = "a target is an upstream tree (a directory), not a file in it: pass that directory"
 CHECKOUT = "pass the checkout's directory (the working tree git clone made), not a file in it"
 EXPECTED = [
     TREE,
     CHECKOUT,
-    "a pristine upstream is a tree (a directory): unpack the sdist and pass its directory",
+    "a pristine upstream is a tree (a directory), not a file in it: pass that directory",
     "pass the directory of releases that holds it (NAME-VERSION subdirectories, sdist and "
     "wheel files)",
     CHECKOUT,

@@ -114,6 +114,54 @@ def test_json_asked_for_as_other_tools_ask_for_it(
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "usage", "message"),
+    [
+        (
+            ("runtime", "audit", "--format", "markdown"),
+            "runtime audit [OPTIONS]",
+            "--format markdown: a Markdown report is written to a file with --markdown "
+            "(patchkeeper runtime audit --markdown FILE ...)",
+        ),
+        (
+            ("runtime", "inventory", "--format=md"),
+            "runtime inventory [OPTIONS]",
+            "--format=md: a Markdown report is written to a file with --markdown "
+            "(patchkeeper runtime inventory --markdown FILE ...)",
+        ),
+        (
+            ("runtime", "lock", "-o", "text"),
+            "runtime lock [OPTIONS]",
+            "-o text: text is what the command prints without an option: leave -o text out",
+        ),
+        (
+            ("runtime", "audit", "--format", "yaml"),
+            "runtime audit [OPTIONS]",
+            "No such option '--format'. Did you mean '--from'?",
+        ),
+    ],
+)
+def test_markdown_or_text_asked_for_as_other_tools_ask_for_it(
+    args: tuple[str, ...], usage: str, message: str
+) -> None:
+    """``runtime audit --format markdown`` answered "No such option '--format'. Did you mean
+    '--from'?", a release option that has nothing to do with it: the command says that the
+    Markdown report is ``--markdown FILE``, and that text needs no option. A format no
+    command writes (``yaml``) keeps click's answer."""
+    assert _invoke(*args) == (2, "", _usage_error(usage, message))
+
+
+def test_markdown_to_a_command_without_a_markdown_report_is_left_to_click() -> None:
+    """``runtime same-code`` writes no Markdown: ``--format markdown`` is not turned into
+    advice to use an option it does not have."""
+    command = group.get_command(click.Context(group, info_name="patchkeeper"), "runtime")
+    assert isinstance(command, click.Group)
+    sub = command.get_command(click.Context(command), "same-code")
+    assert sub is not None
+    ctx = click.Context(sub, info_name="same-code", parent=click.Context(command))
+    assert refuse_json_spelled_otherwise(ctx, ["--format", "markdown"]) is None
+
+
 def test_an_option_that_takes_the_word_json_keeps_it(tmp_path: Path) -> None:
     """``export -o json`` writes a file named ``json``; ``lint --format github`` is lint's."""
     command = group.get_command(click.Context(group, info_name="patchkeeper"), "export")

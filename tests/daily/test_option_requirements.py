@@ -202,6 +202,27 @@ def test_a_wheel_given_as_plugin_says_to_unpack_it(cli, tmp_path: Path, command:
     assert sorted(p.name for p in tmp_path.iterdir()) == [wheel.name]
 
 
+@pytest.mark.parametrize("command", ["inventory", "audit", "check", "lock"])
+def test_a_module_given_as_plugin_says_to_pass_its_directory(
+    cli, tmp_path: Path, command: str
+) -> None:
+    """A module of the plugin given as ``--plugin`` (``p/__init__.py``, a slip of the shell's
+    completion) was told to "unpack the wheel or sdist", which it is not: it is told to pass
+    the directory instead, and nothing is written."""
+    package = tmp_path / "gridbook"
+    package.mkdir()
+    module = package / "__init__.py"
+    module.write_text("import vllm.model_executor\n", encoding="utf-8")
+    run = cli("runtime", command, "--plugin", str(module), "--package", "gridbook", cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--plugin': {module} is a file; a plugin is the directory "
+        "holding its package, not a file in it: pass that directory",
+    )
+    assert sorted(p.name for p in package.iterdir()) == ["__init__.py"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["gridbook"]
+
+
 @pytest.mark.parametrize("command", ["audit", "port", "upgrade"])
 def test_a_release_option_without_its_value_says_so(cli, example: Example, command: str) -> None:
     """``audit --to --json`` (the release forgotten): click gave ``--json`` to ``--to``,
@@ -302,4 +323,41 @@ def test_a_configured_pristine_with_a_marker_names_the_configuration(cli, exampl
         '(python_version < "3"), which says where a dependency is installed and means '
         "nothing for the release to read\n"
         '  hint: leave the marker out: pristine = "minihttp==1.1"\n'
+    )
+
+
+@pytest.mark.parametrize("given", ["venv", "venv/bin"])
+def test_a_virtual_environment_given_as_python_names_its_interpreter(
+    cli, tmp_path: Path, given: str
+) -> None:
+    """``runtime check --python ~/venv`` (the environment, not its interpreter) answered
+    click's "File '...' is a directory.", which says nothing to do: the error names the
+    interpreter the environment holds, and nothing is written."""
+    import venv
+
+    venv.create(tmp_path / "venv", with_pip=False)
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    directory = tmp_path / given
+    run = cli(
+        "runtime", "check", "--python", str(directory), "--plugin", str(tmp_path),
+        "--package", "plug", cwd=tmp_path,
+    )  # fmt: skip
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--python': {directory} is a directory; --python takes an "
+        f"interpreter: pass {directory}/{'bin/python' if given == 'venv' else 'python'}",
+    )
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+
+
+def test_a_directory_without_an_interpreter_given_as_python_says_how_to_find_one(
+    cli, tmp_path: Path
+) -> None:
+    """A directory that holds no interpreter is told how to find the environment's."""
+    run = cli("status", "--python", str(tmp_path), cwd=tmp_path)
+    assert (run.code, run.err.splitlines()[-1]) == (
+        2,
+        f"Error: Invalid value for '--python': {tmp_path} is a directory; --python takes an "
+        "interpreter, not a directory: pass the environment's python (VENV/bin/python; "
+        "'python -c \"import sys; print(sys.executable)\"' prints it)",
     )

@@ -190,7 +190,8 @@ def test_a_nul_byte_is_a_syntax_finding_at_its_line(upstream: Path, cli) -> None
             "path": "plug/patch/p_step.py",
             "line": 12,
             "message": "source code string cannot contain null bytes",
-            "hint": "",
+            "hint": "make it valid Python (python -m py_compile plug/patch/p_step.py shows the "
+            "error): until then its patches are not read",
         }
     ]
 

@@ -48,3 +48,22 @@ def test_same_code_names_a_binary_file_as_one(cli, tmp_path: Path) -> None:
         f"patchkeeper: error: {cached}:2: not valid Python: a binary file (a NUL byte), "
         "not a source file",
     )
+
+
+def test_same_code_tells_a_file_with_a_syntax_error_what_to_do(cli, tmp_path: Path) -> None:
+    """A plugin's ``__init__.py`` left half edited (``def (:``) was "not valid Python:
+    invalid syntax" with the hint "same-code compares Python sources", which it knows: the
+    hint says to make it valid Python, or to give the release's own file."""
+    left = tmp_path / "loader.py"
+    left.write_text("class Loader:\n    def load(self):\n        return 1\n")
+    broken = tmp_path / "broken.py"
+    broken.write_text("import vllm.x\nvllm.x.f = 1\ndef (:\n")
+    run = cli("runtime", "same-code", f"{left}::Loader.load", f"{broken}::Loader.load")
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {broken}:3: not valid Python: invalid syntax\n"
+        f"  hint: same-code compares Python sources: make {broken} valid Python (python -m "
+        "py_compile shows the error), or give the release's own file\n",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.py", "loader.py"]

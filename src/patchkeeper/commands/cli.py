@@ -20,6 +20,7 @@ import click
 
 from patchkeeper.constants import (
     OPTION_JSON,
+    OPTION_MARKDOWN,
     SERIES_READERS,
 )
 from patchkeeper.errors import PatchkeeperError
@@ -451,15 +452,29 @@ CONFIG_SOURCE: list[Path] = []
 JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
 
 
+#: What ``--format VALUE`` (as :data:`JSON_SPELLINGS` spell it) asks of a command that takes
+#: ``--json`` and has no such option, by VALUE: the option that gives it (``""``: the
+#: command's output without an option), the words for it.
+_FORMAT_WAYS = {
+    "json": (OPTION_JSON, "JSON output is asked for with"),
+    "markdown": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
+    "md": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
+    "text": ("", "text is what the command prints without an option"),
+}
+
+
 def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> None:
-    """Refuse JSON asked for as other tools ask for it (``--format json``, ``--output=json``,
-    ``-o json``) from a command that takes ``--json``, when the command has no such option
-    or its option does not take ``json`` (``lint --format`` is ``text`` or ``github``):
-    click's ``No such option: --format`` did not say that ``--json`` is the way. A command
-    whose option takes the word (``export -o json``, a file named ``json``) is left alone.
+    """Refuse an output format asked for as other tools ask for it (``--format json``,
+    ``--output=json``, ``-o json``; ``--format markdown``, ``--format text``) from a command
+    that takes ``--json``, when the command has no such option or its option does not take
+    the word (``lint --format`` is ``text`` or ``github``): click's ``No such option:
+    --format. Did you mean '--from'?`` did not say that ``--json`` (or ``--markdown FILE``,
+    or nothing) is the way. A command whose option takes the word (``export -o json``, a
+    file named ``json``) is left alone, and so is ``markdown`` to a command without
+    ``--markdown``.
 
     Raises:
-        click.UsageError: naming what was typed and the ``--json`` command line (exit 2).
+        click.UsageError: naming what was typed and the command line to use (exit 2).
     """
     options = {
         name: param
@@ -478,18 +493,19 @@ def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> No
             continue
         if not equals:
             value = words[index + 1] if index + 1 < len(words) else ""
-        if value.lower() != "json":
+        way = _FORMAT_WAYS.get(value.lower())
+        if way is None or (way[0] and way[0] not in options):
             continue
         option = options.get(name)
         choices = getattr(option.type, "choices", None) if option is not None else None
-        if option is not None and (choices is None or "json" in choices):
+        if option is not None and (choices is None or value.lower() in choices):
             continue
         typed = word if equals else f"{name} {value}"
-        raise click.UsageError(
-            f"{typed}: JSON output is asked for with {OPTION_JSON} "
-            f"({ctx.command_path} {OPTION_JSON} ...)",
-            ctx,
-        )
+        wanted, words_for = way
+        line = f"{ctx.command_path} {wanted} FILE ..." if wanted == OPTION_MARKDOWN else ""
+        line = line or (f"{ctx.command_path} {wanted} ..." if wanted else "")
+        advice = f"{words_for} {wanted} ({line})" if wanted else f"{words_for}: leave {typed} out"
+        raise click.UsageError(f"{typed}: {advice}", ctx)
 
 
 def refuse_option_as_value(ctx: click.Context, args: Sequence[str]) -> None:

@@ -37,6 +37,7 @@ from patchkeeper.constants import (
     OPTION_DIRECTORY,
     OPTION_FROM,
     OPTION_JSON,
+    OPTION_MARKDOWN,
     OPTION_PRISTINE,
     OPTION_PYTHON,
     OPTION_TARGET,
@@ -199,7 +200,7 @@ def json_option(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def markdown_option(help: str = "Also write the report as Markdown.") -> Decorator:
     """``--markdown PATH``: also write the result as Markdown; ``help`` says what it is."""
-    return click.option("--markdown", type=FILE_PATH, help=help)
+    return click.option(OPTION_MARKDOWN, type=FILE_PATH, help=help)
 
 
 #: ``--markdown PATH`` of the commands whose report goes into a pull request (``audit``,
@@ -278,6 +279,24 @@ def python_option(
     )
 
 
+#: Where a directory given for ``--python`` may hold its interpreter: a virtual
+#: environment's (POSIX, Windows), or the directory that is its ``bin`` itself.
+_INTERPRETERS_IN = ("bin/python", "bin/python3", "Scripts/python.exe", "python", "python3")
+
+
+def _interpreter_in(directory: str | os.PathLike[str]) -> str:
+    """What to pass instead of ``directory`` for ``--python``: the interpreter in it (a
+    virtual environment's ``bin/python``) when it holds one, else how to find it."""
+    for name in _INTERPRETERS_IN:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return f"--python takes an interpreter: pass {candidate}"
+    return (
+        "--python takes an interpreter, not a directory: pass the environment's python "
+        "(VENV/bin/python; 'python -c \"import sys; print(sys.executable)\"' prints it)"
+    )
+
+
 class InterpreterPath(click.Path):
     """``--python``'s type: a file path (not a directory), converted by
     :func:`~patchkeeper.system.probes.interpreter_path` so that ``./python`` names the file
@@ -290,8 +309,25 @@ class InterpreterPath(click.Path):
         """The checked value as an interpreter path (see the class)."""
         from patchkeeper.system.probes import interpreter_path
 
+        if isinstance(value, (str, os.PathLike)) and os.path.isdir(value):
+            self.fail(f"{os.fspath(value)} is a directory; {_interpreter_in(value)}", param, ctx)
         checked = super().convert(value, param, ctx)
         return interpreter_path(value) if isinstance(value, str) else checked
+
+
+#: The endings of the archives a tree comes as (:mod:`patchkeeper.upstream.unpack`'s, kept
+#: here so that the command line does not import the unpacker at each start).
+ARCHIVE_SUFFIXES = (
+    ".tar.gz",
+    ".tar.bz2",
+    ".tar.xz",
+    ".tgz",
+    ".tbz",
+    ".txz",
+    ".tar",
+    ".whl",
+    ".zip",
+)
 
 
 class TreePath(DirectoryPath):
@@ -311,6 +347,19 @@ class TreePath(DirectoryPath):
         archive: str = "the sdist",
     ) -> None:
         super().__init__(f"{what}: unpack {archive} and pass its directory")
+        self.not_archive = f"{what}, not a file in it: pass that directory"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        """The path, or a usage error (exit 2) naming it: an archive (a wheel, an sdist) is
+        to be unpacked, any other file (a module of the tree, ``p/__init__.py``) is to be
+        replaced by the directory it is in, not told to be unpacked."""
+        if (
+            isinstance(value, (str, os.PathLike))
+            and os.path.isfile(value)
+            and not os.fspath(value).lower().endswith(ARCHIVE_SUFFIXES)
+        ):
+            self.fail(f"{os.fspath(value)} is a file; {self.not_archive}", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 def target_options(function: Callable[..., Any]) -> Callable[..., Any]:

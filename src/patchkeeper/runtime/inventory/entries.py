@@ -109,17 +109,32 @@ def syntax_finding(error: str, file: str) -> Finding:
     (:func:`patchkeeper.runtime.inventory.scan.scan_source`); a file that could not be read
     at all (a symbolic link leading nowhere) is an ``unreadable`` finding, at no line.
 
-    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py")
-    Finding(code='syntax', path='p/patch_broken.py', line=2, message='invalid syntax', hint='')
-    """
+    A parse error gets the hint of what to do (a file that is not UTF-8 is told how to save
+    or declare it in the message itself):
+
+    >>> syntax_finding("invalid syntax (line 2)", "p/patch_broken.py").hint
+    'make it valid Python (python -m py_compile p/patch_broken.py shows the error): until then its patches are not read'
+    """  # noqa: E501
     import re
 
     if error.startswith(UNREADABLE):  # read nothing, so nothing was parsed
         return Finding("unreadable", file, None, error)
+    hint = "" if error.startswith(NOT_UTF8) else SYNTAX_FIX.format(file=file)
     match = re.fullmatch(r"(.*) \(line (\d+)\)", error, re.DOTALL)
     if match is None:
-        return Finding("syntax", file, None, error)
-    return Finding("syntax", file, int(match[2]), match[1])
+        return Finding("syntax", file, None, error, hint)
+    return Finding("syntax", file, int(match[2]), match[1], hint)
+
+
+#: The start of the error of a file that is not UTF-8 and declares no encoding
+#: (:func:`patchkeeper.runtime.syntax.parsing.undecodable`), whose message says the fix.
+NOT_UTF8 = "not UTF-8"
+
+#: What to do about a plugin file Python cannot parse (``{file}``: its path).
+SYNTAX_FIX = (
+    "make it valid Python (python -m py_compile {file} shows the error): until then its "
+    "patches are not read"
+)
 
 
 def unread_name_finding(unread: Unread) -> Finding:

@@ -30,6 +30,8 @@ stays *look* (:func:`same_release`).
 
 from __future__ import annotations
 
+import re
+
 from patchkeeper.runtime.judge.drift import (
     LOOK,
     RETAIN,
@@ -131,6 +133,64 @@ def absent_owner(entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]) ->
     if not owner or any(defined_statically(tree, owner) for tree in trees):
         return ""
     return owner
+
+
+#: The endings of a compiled extension module's file (``_C.abi3.so``, ``_C.cp312-win_amd64.pyd``).
+_EXTENSION_ENDINGS = (".so", ".pyd")
+
+
+def _built_at(tree: UpstreamTree, module: str) -> str:
+    """Where ``tree`` has ``module`` as a compiled extension module, or ``""``: its file in
+    an installed tree (``vllm/_C.abi3.so``), else the line of the tree's ``setup.py`` that
+    names it, dotted in quotes (``CMakeExtension(name="vllm._C_stable_libtorch")``) or as
+    the file it builds (``"vllm/_C_stable_libtorch.abi3.so"``): an sdist or a checkout holds
+    the extension's C++ sources, never its module."""
+    folder, _, tail = module.replace(".", "/").rpartition("/")
+    directory = tree.root / folder
+    if folder and directory.is_dir():
+        for file in sorted(directory.glob(f"{tail}.*")):
+            if file.name.endswith(_EXTENSION_ENDINGS) and file.is_file():
+                return tree.relative(file)
+    setup = tree.root / "setup.py"
+    try:
+        text = setup.read_text(encoding="utf-8", errors="replace") if setup.is_file() else ""
+    except OSError:
+        return ""
+    named = re.compile(
+        rf"""["']({re.escape(module)}|{re.escape(f"{folder}/{tail}")}\.[\w.-]*(so|pyd))["']"""
+    )
+    for number, line in enumerate(text.splitlines(), 1):
+        if named.search(line):
+            return f"setup.py:{number}"
+    return ""
+
+
+def compiled_extension(
+    entry: PatchEntry, trees: tuple[UpstreamTree, UpstreamTree]
+) -> tuple[str, str]:
+    """``(module, where)`` when ``entry``'s target is, or belongs to, a compiled extension
+    module a release builds (``vllm._C_stable_libtorch``, put in ``sys.modules`` by a
+    plugin that loads it by its file: vLLM's ``setup.py`` builds it), found by
+    :func:`_built_at` in the new tree, else the old; else ``("", "")``. Such a module has no
+    Python source, so no tree can say whether it defines the name: not a typo."""
+    parts = entry.target.split(".")
+    for size in range(len(parts), 1, -1):
+        module = ".".join(parts[:size])
+        for tree in (trees[1], trees[0]):
+            where = _built_at(tree, module)
+            if where:
+                return module, where
+    return "", ""
+
+
+def _extension_reason(entry: PatchEntry, module: str, where: str) -> str:
+    """The reason of a *look* on a target in a compiled extension (:func:`compiled_extension`)."""
+    whose = entry.target if module == entry.target else f"{entry.target}: {module}"
+    return (
+        f"{whose} is a compiled extension module the release builds ({where}), not a "
+        "typo: no Python source holds it, so the trees cannot say what it defines; check the "
+        "patch against an installed build of the release"
+    )
 
 
 #: How many of the old module's names :func:`_moved_owner` looks up in the new release.
@@ -308,6 +368,9 @@ def _missing(
             f"belongs to, and the patch is guarded by {guard}: a future name, the import "
             "fails harmlessly until a release has it; nothing to do at this one",
         )
+    extension = compiled_extension(entry, trees) if owner else ("", "")
+    if extension[0]:
+        return with_decision(drift, LOOK, _extension_reason(entry, *extension))
     if owner:
         where = (
             f"; upstream defines the name at {', '.join(new.candidates[:3])}: a wrong path"
@@ -355,6 +418,9 @@ def _missing(
                 f"{entry.target} is in neither release; the patch adds it on purpose "
                 "(allow_missing)",
             )
+        extension = compiled_extension(entry, trees)
+        if extension[0]:
+            return with_decision(drift, LOOK, _extension_reason(entry, *extension))
         return with_decision(
             drift,
             LOOK,

@@ -93,7 +93,8 @@ def _load(spec: str) -> tuple[ast.AST, str]:
             f"not valid Python: {exc.msg or exc}",
             path=path,
             line=exc.lineno,
-            hint="same-code compares Python sources",
+            hint=f"same-code compares Python sources: make {path} valid Python (python -m "
+            "py_compile shows the error), or give the release's own file",
         ) from None
     if not qualname:
         return tree, str(path)
