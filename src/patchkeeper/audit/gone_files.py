@@ -106,6 +106,7 @@ def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
     moved_dirs = {
         _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
     }
+    trees = _moved_trees(renames)
     out: dict[str, str] = {}
     for diff in patch.files:
         if diff.new_path is None or diff.new_path in renames:
@@ -116,6 +117,27 @@ def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
         if target is not None:
             name = PurePosixPath(diff.new_path).name
             out[diff.new_path] = name if target == "." else f"{target}/{name}"
+            continue
+        for above in PurePosixPath(diff.new_path).parents:
+            tree = trees.get(above.as_posix())
+            if tree is not None:
+                out[diff.new_path] = f"{tree}/{diff.new_path[len(above.as_posix()) + 1 :]}"
+                break
+    return out
+
+
+def _moved_trees(renames: dict[str, str]) -> dict[str, str]:
+    """``{old directory: new directory}`` for each directory that moved whole under its own
+    name, as the renames (old path -> new path) show it: ``dateutil/parser/_parser.py`` ->
+    ``src/dateutil/parser/_parser.py`` moved ``dateutil/parser`` and ``dateutil`` (a file
+    created in a new directory below one goes with it); ``tests/a.py`` ->
+    ``tests/unit/a.py`` moved no directory whole."""
+    out: dict[str, str] = {}
+    for old, new in renames.items():
+        old_dir, new_dir = PurePosixPath(old).parent, PurePosixPath(new).parent
+        while old_dir.name and old_dir.name == new_dir.name and old_dir != new_dir:
+            out.setdefault(old_dir.as_posix(), new_dir.as_posix())
+            old_dir, new_dir = old_dir.parent, new_dir.parent
     return out
 
 
@@ -226,9 +248,23 @@ def _has_directory(tree: TreeSearch, directory: str) -> bool:
     return (tree.base / directory).is_dir()
 
 
+def pinned_directory(path: str, pin: TreeSearch) -> str:
+    """The nearest directory above ``path`` that the old pin has (``.`` at the top): its
+    own directory, or the ancestor a brand-new directory (``pkg/contrib/``) is made in."""
+    directory = PurePosixPath(path).parent
+    while directory.as_posix() != "." and not _has_directory(pin, directory.as_posix()):
+        directory = directory.parent
+    return directory.as_posix()
+
+
 def moved_directory(path: str, search: TreeSearch, pin: TreeSearch) -> MovedFile | None:
     """Where a file the patch creates belongs when its directory is gone: ``None`` unless
-    the old pin had ``path``'s directory and the new release has no such directory.
+    the old pin had ``path``'s directory and the new release has no such directory. A
+    directory neither tree has is judged by its nearest ancestor the old pin has
+    (``dateutil/contrib/local.py``, when the pin has ``dateutil/`` and the new release
+    moved it to ``src/dateutil/``, belongs at ``src/dateutil/contrib/local.py``):
+    ``None`` too when the new release has the directory or that ancestor, or when no
+    ancestor below the top is the pin's (:func:`pinned_directory`).
 
     A file created there would land outside the project's code (``requests/x.py`` once the
     package moved to ``src/requests/``); a patch that applies only that way is *target gone*,
@@ -242,8 +278,8 @@ def moved_directory(path: str, search: TreeSearch, pin: TreeSearch) -> MovedFile
         ``found``/``total`` the pin's files of the directory found there and their count,
         ``reason`` ``DIRECTORY_MOVED``.
     """
-    directory = PurePosixPath(path).parent.as_posix()
-    if directory == "." or _has_directory(search, directory) or not _has_directory(pin, directory):
+    directory = pinned_directory(path, pin)
+    if directory == "." or _has_directory(search, directory):
         return None
     prefix = f"{directory}/"
     below = [f[len(prefix) :] for f in pin.files() if f.startswith(prefix)]
@@ -258,7 +294,7 @@ def moved_directory(path: str, search: TreeSearch, pin: TreeSearch) -> MovedFile
     found = votes.get(best, 0) if best is not None else 0
     if best is None or found * 2 < len(below):
         return MovedFile(path, None, found, len(below), DIRECTORY_MOVED)
-    likely = f"{best}/{PurePosixPath(path).name}"
+    likely = f"{best}/{path[len(prefix) :]}"
     return MovedFile(path, likely, found, len(below), DIRECTORY_MOVED)
 
 

@@ -52,6 +52,7 @@ from patchkeeper.audit.gone_files import (
     content_gone,
     gone_directory,
     moved_directory,
+    pinned_directory,
     renamed,
     tests_gone,
 )
@@ -894,27 +895,66 @@ def _homeless(ws: Workspace, patch: Patch, ctx: _Context) -> tuple[MovedFile, ..
     return tuple(out)
 
 
-def _judge_homeless(patch: Patch, homeless: tuple[MovedFile, ...]) -> PatchVerdict:
+def _judge_homeless(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    homeless: tuple[MovedFile, ...],
+    ctx: _Context,
+) -> PatchVerdict:
     """*Target gone*: the patch applies only by creating files in a directory the new
-    release no longer has."""
+    release no longer has; *upstreamed* when, each such file created at the place its
+    directory moved to, the patch is upstreamed there (the new place has the file)."""
     first = homeless[0]
     kind = primary_kind([d.path for d in patch.files])
     directory = first.path.rsplit("/", 1)[0]
+    moved_dir = directory if ctx.pin is None else pinned_directory(first.path, ctx.pin)
     where = (
-        f"likely moved to {first.likely.rsplit('/', 1)[0]}/ ({first.found} of {first.total} "
-        f"files of {directory}/ found there)"
+        f"likely moved to {first.likely[: len(first.likely) - len(first.path) + len(moved_dir)]}/"
+        f" ({first.found} of {first.total} files of {moved_dir}/ found there)"
         if first.likely
         else f"none of its {first.total} files found together elsewhere"
     )
-    return PatchVerdict(
-        patch.name,
-        TARGET_GONE,
-        f"{first.path} would be created in {directory}/, which the new release no longer "
-        f"has; {where}",
-        moved=homeless,
-        kind=kind,
-        rule=_gone_rule(homeless, kind),
+    under = "" if moved_dir == directory else f", under {moved_dir}/"
+    why = (
+        f"{first.path} would be created in {directory}/{under}, which the new release no "
+        f"longer has; {where}"
     )
+    upstream = _rejudge_homeless(ws, patch, failed, homeless, ctx, why)
+    if upstream is not None:
+        return upstream
+    return PatchVerdict(
+        patch.name, TARGET_GONE, why, moved=homeless, kind=kind, rule=_gone_rule(homeless, kind)
+    )
+
+
+def _rejudge_homeless(
+    ws: Workspace,
+    patch: Patch,
+    failed: list[FailedPatch],
+    homeless: tuple[MovedFile, ...],
+    ctx: _Context,
+    why: str,
+) -> PatchVerdict | None:
+    """The patch judged with each file of ``homeless`` created at its likely place, when
+    every one has such a place and that judgement is *upstreamed* (the new release has the
+    file there already); else ``None`` (``ws`` left as it was)."""
+    places = {m.path: m.likely for m in homeless}
+    if not all(places.values()):
+        return None
+    files = tuple(
+        replace(d, new_path=places[d.new_path]) if d.new_path in places else d for d in patch.files
+    )
+    if not any(ws.get(new) is not None for new in places.values() if new is not None):
+        return None
+    snapshot = ws.snapshot()
+    verdict = _judge(ws, replace(patch, files=files), failed, ctx)
+    if verdict.verdict == UPSTREAMED:
+        return replace(
+            verdict, summary=f"{why}; {verdict.summary}", moved=homeless, rule=Rule.FILE_MOVED
+        )
+    ws.restore(snapshot)
+    return None
 
 
 def _judge_applied(patch: Patch, outcome: PatchOutcome) -> PatchVerdict:
@@ -986,7 +1026,7 @@ def _judge(ws: Workspace, patch: Patch, failed: list[FailedPatch], ctx: _Context
         return _judge_gone(ws, patch, failed, missing, ctx)
     homeless = _homeless(ws, patch, ctx)
     if homeless:
-        return _judge_homeless(patch, homeless)
+        return _judge_homeless(ws, patch, failed, homeless, ctx)
     clash = _created_clash(ws, patch)
     if clash is not None:
         return _judge_failing(ws, patch, failed, ctx, clash)
