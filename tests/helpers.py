@@ -626,3 +626,27 @@ Reading
     :exclude-members: codec
 
 """
+
+
+def patchkeeper_on_read_only_mount(
+    mount: Path, args: list[str], cwd: Path, copy_of: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m patchkeeper ARGS`` in ``cwd`` with ``mount`` (an empty directory) a
+    tmpfs mounted read-only in a mount namespace of its own (``unshare -rm``: a real
+    ``Read-only file system``, gone with the namespace), holding a copy of ``copy_of``'s
+    files when given; its outcome as text.
+
+    Fails the test (never skips it) where the machine cannot make such a mount."""
+    fill = 'cp -a "$2"/. "$1" && ' if copy_of is not None else ""
+    script = f'mount -t tmpfs tmpfs "$1" && {fill}mount -o remount,ro "$1" && shift 2 && exec "$@"'
+    command = [sys.executable, "-m", "patchkeeper", *args]
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", script, "sh", str(mount), str(copy_of or mount), *command],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if "mount" in done.stderr and "patchkeeper" not in done.stderr:
+        pytest.fail(f"no read-only mount here (unshare -rm): {done.stderr}")
+    return done

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import tree_bytes, write_files
+from helpers import patchkeeper_on_read_only_mount, tree_bytes, write_files
 
 CORE = 'def where() -> str:\n    return _bundle()\n\n\ndef contents() -> str:\n    return ""\n'
 PATCH = """\
@@ -250,21 +250,11 @@ def test_apply_to_a_target_on_a_read_only_mount_says_so(package) -> None:
     ``os.access``, whose no does not say why. The hint is the read-only file system's."""
     downstream, _, target = package
     before = tree_bytes(target)
-    script = (
-        'mount -t tmpfs tmpfs "$1" && cp -a "$2"/. "$1" && mount -o remount,ro "$1" '
-        '&& shift 2 && exec "$@"'
-    )
     mounted = target.parent / "mounted"
     mounted.mkdir()
-    command = [sys.executable, "-m", "patchkeeper", "apply", "--target", str(mounted)]
-    done = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", script, "sh", str(mounted), str(target), *command],
-        cwd=downstream,
-        capture_output=True,
-        text=True,
+    done = patchkeeper_on_read_only_mount(
+        mounted, ["apply", "--target", str(mounted)], downstream, copy_of=target
     )
-    if "mount" in done.stderr and "patchkeeper" not in done.stderr:
-        pytest.fail(f"no read-only mount here (unshare -rm): {done.stderr}")
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == (
         f"patchkeeper: error: {mounted}/certbundle/core.py: the target is read-only here; "
