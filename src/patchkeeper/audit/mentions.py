@@ -36,9 +36,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from patchkeeper.series.headers import FIELD_LINE, parse_headers
 from patchkeeper.series.model import Patch
+
+if TYPE_CHECKING:
+    from patchkeeper.upstream.treesearch import TreeSearch
 
 #: Header fields that name upstream's fix (DEP-3, the ledger schema).
 FIELDS = ("Origin", "Bug", "Applied-Upstream", "Upstream", "Subject", "Description", "Forwarded")
@@ -344,3 +348,18 @@ def new_mentions(
         before = find_mentions(tuple(r for r in refs if r.value in found), old, limit=1)
         found = {value: items for value, items in found.items() if value not in before}
     return tuple(mention for items in found.values() for mention in items)
+
+
+def patch_mentions(
+    patch: Patch, search: TreeSearch | None, pin: TreeSearch | None
+) -> tuple[ChangelogLine, ...]:
+    """The lines of the new release's changelogs (``search``) that name a reference of
+    ``patch`` (:func:`references`) which the old pin's changelogs (``pin``; ``None``:
+    unknown) do not name (:func:`new_mentions`); none without the new release's tree."""
+    if search is None:
+        return ()
+    refs = references(patch)
+    if not refs:
+        return ()
+    old = pin.changelog_text() if pin is not None else None
+    return new_mentions(refs, search.changelog_text(), old)

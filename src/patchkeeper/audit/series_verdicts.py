@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from patchkeeper.audit.hunk_verdicts import FAILS, creates_file
-from patchkeeper.audit.mentions import new_mentions, references
+from patchkeeper.audit.mentions import patch_mentions
 from patchkeeper.audit.refresh import moved_refreshed, refreshed
 from patchkeeper.audit.rules import Rule
 from patchkeeper.audit.shares import file_shares, share_text
@@ -342,9 +342,7 @@ def _with_commit_named(
         return verdict
     if verdict.verdict not in (CONFLICT, BLOCKED) or action_of(verdict)[0] != LOOK:
         return verdict
-    mentions = verdict.mentions or new_mentions(
-        references(patch), search.changelog_text(), pin.changelog_text()
-    )
+    mentions = verdict.mentions or patch_mentions(patch, search, pin)
     if not mentions:
         return verdict
     named = mention_text(mentions)

@@ -75,7 +75,12 @@ from patchkeeper.audit.hunk_verdicts import (
     removed_lines,
     rewritten_at_place,
 )
-from patchkeeper.audit.mentions import ChangelogLine, find_mentions, new_mentions, references
+from patchkeeper.audit.mentions import (
+    ChangelogLine,
+    find_mentions,
+    patch_mentions,
+    references,
+)
 from patchkeeper.audit.new_places import new_places, systematic_places
 from patchkeeper.audit.pin_space import pin_space_evidence
 from patchkeeper.audit.reapplied import already_applied, files_before_diffs
@@ -546,16 +551,6 @@ class _Context:
     created: Mapping[str, str] = field(default_factory=dict)
 
 
-def _mentions(patch: Patch, ctx: _Context) -> tuple[ChangelogLine, ...]:
-    if ctx.search is None:
-        return ()
-    refs = references(patch)
-    if not refs:
-        return ()
-    old = ctx.pin.changelog_text() if ctx.pin is not None else None
-    return new_mentions(refs, ctx.search.changelog_text(), old)
-
-
 def _upstreamed(
     patch: Patch,
     why: str,
@@ -845,7 +840,7 @@ def _rejudge_gone(
     ):
         # a file gone without a trace proves nothing alone; with the new release's
         # changelog naming the fix, upstream fixed it where the code went (obsolete)
-        mentions = _mentions(patch, ctx)
+        mentions = patch_mentions(patch, ctx.search, ctx.pin)
         if not mentions:
             return None
         text = f"{why}; {mention_text(mentions)}"
@@ -1242,7 +1237,7 @@ def _judge_failing(
         verb = "changes" if len(cosmetic) == 1 else "change"
         text = f"{upstream}; set aside: {refs} only {verb} comments and imports the patch puts back"
         return _upstreamed(patch, text, statuses, shares, kind=kind, rule=Rule.COSMETIC_ASIDE)
-    mentions = _mentions(patch, ctx)
+    mentions = patch_mentions(patch, ctx.search, ctx.pin)
     applied = applied_upstream(patch, ctx.version)
     named = _named_text(mentions, applied)
     by = "the changelog names the fix" if mentions else "its header names the release"
