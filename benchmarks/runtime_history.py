@@ -615,6 +615,19 @@ def agreement(result: dict) -> str:
     return f"{agree} of {len(rows)} ({100 * agree / max(len(rows), 1):.1f}%)"
 
 
+def look_apart(rows: list) -> str:
+    """The agreement with the entries said *look* set apart: ``"agree of decided (percent);
+    look N"``, ``decided`` the rows the audit gave a decision (*retain*, *update*,
+    *migrate*, *remove*). The agreement column counts a *look* as a disagreement, since no
+    truth is *look*; an honest *look* where the trees cannot tell is worth less there than
+    a confident guess that happens to match, so both counts are shown."""
+    look = sum(1 for _n, _t, s, _r, _a in rows if s == "look")
+    agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
+    decided = len(rows) - look
+    share = f" ({100 * agree / decided:.1f}%)" if decided else ""
+    return f"{agree} of {decided}{share}; look {look}"
+
+
 def table(rows: list) -> tuple[list[str], dict[tuple[str, str], int]]:
     """The columns and the counts of (truth, suggestion)."""
     counts = Counter((truth, suggested) for _n, truth, suggested, _r, _a in rows)
@@ -878,9 +891,9 @@ def set_table(results: list[dict], tests: set[str], plugins: tuple[str, ...] = (
     # nothing upstream moved, and stay out of the sets' agreement.
     sets: dict[str, list] = {"development": [], "test": [], "without an upgrade": []}
     lines = [
-        "| plugin or set | pairs | entries scored | agreement | port on update entries "
-        "| wrong merges reported clean |",
-        "|---|---|---|---|---|---|",
+        "| plugin or set | pairs | entries scored | agreement | agreement, *look* apart "
+        "| port on update entries | wrong merges reported clean |",
+        "|---|---|---|---|---|---|---|",
     ]
 
     def row(label: str, chosen: list[dict]) -> str:
@@ -890,9 +903,10 @@ def set_table(results: list[dict], tests: set[str], plugins: tuple[str, ...] = (
             port += result["port"]
         agree = sum(1 for _n, t, s, _r, _a in rows if t == s)
         share = f"{agree} ({100 * agree / len(rows):.1f}%)" if rows else "-"
+        apart = look_apart(rows) if rows else "-"
         ported = ", ".join(f"{k} {port[k]}" for k in OUTCOMES if port[k]) or "-"
         return (
-            f"| {label} | {len(chosen)} | {len(rows)} | {share} | {ported} "
+            f"| {label} | {len(chosen)} | {len(rows)} | {share} | {apart} | {ported} "
             f"| {port['clean, wrong']} |"
         )
 
