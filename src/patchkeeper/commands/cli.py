@@ -356,14 +356,16 @@ def _refuse_unwritable(path: Path) -> None:
     read-only, or it is a directory) before the command runs: a command that writes its
     own state (``port``'s work directory) must not fail after it.
 
-    The write is tried (:func:`_try_write`), not guessed from the permission bits
-    (``os.access``): a directory on a file system mounted read-only was said to be
-    "Permission denied", and the refusal says the cause the write meets.
+    The write is tried (:func:`~patchkeeper.system.writable.try_write`), not guessed from
+    the permission bits (``os.access``): a directory on a file system mounted read-only was
+    said to be "Permission denied", and the refusal says the cause the write meets.
 
     Raises:
         PatchkeeperError: naming the file, with the reason :func:`_write_markdown` gives.
     """
     import errno
+
+    from patchkeeper.system.writable import try_write
 
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
@@ -374,28 +376,12 @@ def _refuse_unwritable(path: Path) -> None:
         refused = OSError(code, os.strerror(code), str(path))
     else:
         try:
-            _try_write(path)
+            try_write(path)
         except OSError as exc:
             refused = exc
         else:
             return
     raise _markdown_refused(path, refused)
-
-
-def _try_write(path: Path) -> None:
-    """Open ``path`` for writing as the report's write will, and leave it as it was: an
-    existing file is opened to append (nothing written, nothing truncated), a new one is
-    made and removed again.
-
-    Raises:
-        OSError: the machine's refusal, with its own ``errno`` (``EROFS``, ``EACCES``...).
-    """
-    flags = os.O_WRONLY | os.O_NONBLOCK  # a FIFO without a reader must not block here
-    if path.exists():
-        os.close(os.open(path, flags | os.O_APPEND))
-        return
-    os.close(os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644))
-    os.unlink(path)
 
 
 def _markdown_refused(path: Path, exc: OSError) -> PatchkeeperError:
