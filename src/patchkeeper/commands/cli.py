@@ -434,13 +434,14 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
-#: The options other tools ask for JSON with (``--format json``, ``-o json``).
-JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
+#: The options other tools ask for an output format with (``--format json``, ``-o json``,
+#: ``--output-format markdown``).
+OTHER_TOOLS_FORMAT_OPTIONS = ("--format", "--output-format", "--output", "-o")
 
 
-#: What ``--format VALUE`` (as :data:`JSON_SPELLINGS` spell it) asks of a command that takes
-#: ``--json`` and has no such option, by VALUE: the option that gives it (``""``: the
-#: command's output without an option), the words for it.
+#: What ``--format VALUE`` (as :data:`OTHER_TOOLS_FORMAT_OPTIONS` spell it) asks of a
+#: command that takes ``--json`` and has no such option, by VALUE: the option that gives it
+#: (``""``: the command's output without an option), the words for it.
 _FORMAT_WAYS = {
     "json": (OPTION_JSON, "JSON output is asked for with"),
     "markdown": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
@@ -449,7 +450,7 @@ _FORMAT_WAYS = {
 }
 
 
-def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> None:
+def refuse_other_tools_format_option(ctx: click.Context, args: Sequence[str]) -> None:
     """Refuse an output format asked for as other tools ask for it (``--format json``,
     ``--output=json``, ``-o json``; ``--format markdown``, ``--format text``) from a command
     that takes ``--json``, when the command has no such option or its option does not take
@@ -475,7 +476,7 @@ def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> No
         if word == "--":
             return
         name, equals, value = word.partition("=")
-        if name not in JSON_SPELLINGS:
+        if name not in OTHER_TOOLS_FORMAT_OPTIONS:
             continue
         if not equals:
             value = words[index + 1] if index + 1 < len(words) else ""
@@ -597,7 +598,9 @@ class LazyGroup(click.Group):
             click.UsageError: as click's, with the closest command named when no command
                 has the name (``No such command 'lnt'. Did you mean 'lint'?``, as click
                 names the closest option); or an option of that command (not a sub-group)
-                given another of its options as its value (:func:`refuse_option_as_value`).
+                given another of its options as its value (:func:`refuse_option_as_value`),
+                or an output format asked for as other tools ask for it (``--format json``,
+                ``-o markdown``: :func:`refuse_other_tools_format_option`).
         """
         try:
             name, command, rest = super().resolve_command(ctx, args)
@@ -611,7 +614,7 @@ class LazyGroup(click.Group):
             settings = command.context_settings
             context = command.context_class(command, info_name=name, parent=ctx, **settings)
             refuse_option_as_value(context, rest)
-            refuse_json_spelled_otherwise(context, rest)
+            refuse_other_tools_format_option(context, rest)
         return name, command, rest
 
     def _closest_command(
