@@ -628,6 +628,20 @@ Reading
 """
 
 
+def set_read_only(directory: Path, on: bool) -> None:
+    """Make ``directory`` itself (not what is under it) unwritable when ``on``, writable again
+    when not, for root too: root ignores permission bits, so the directory is made immutable
+    (``chattr +i``); as another user its write bit is taken away.
+
+    Fails the test (never skips it) where ``chattr`` does not work."""
+    if os.geteuid() != 0:
+        directory.chmod(0o555 if on else 0o755)
+        return
+    done = subprocess.run(["chattr", "+i" if on else "-i", str(directory)], capture_output=True)
+    if done.returncode != 0:
+        pytest.fail(f"chattr does not work here: {done.stderr.decode()}")
+
+
 def patchkeeper_on_read_only_mount(
     mount: Path, args: list[str], cwd: Path, copy_of: Path | None = None
 ) -> subprocess.CompletedProcess[str]:

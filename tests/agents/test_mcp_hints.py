@@ -337,7 +337,10 @@ def test_a_continued_port_says_the_port_again_in_place_as_its_tool(example: Exam
     """A port into a new directory ends advising to retire each upstreamed patch, or to port
     again in place with ``--retire``. Said in bare words ("port with --in-place --retire"),
     it kept the options through ``write_port_continue``, which has no ``in_place``: the
-    advice is a command line, which the server names as the tool that runs it."""
+    advice is a command line, which the server names as the tool that runs it. The reason
+    named the command that proposed the retirement ("by 'patchkeeper port'"), which the
+    server said as ``write_port_start (write: true)``, a call an agent made again: only the
+    tool to call is named now."""
     conflict = example.downstream / ".patchkeeper-port" / "conflict" / "files" / "retry.py"
 
     async def conversation(client: ClientSession) -> list[Any]:
@@ -352,8 +355,8 @@ def test_a_continued_port_says_the_port_again_in_place_as_its_tool(example: Exam
     assert (done.is_error, done.structured_content["exit_code"]) == (False, 0)
     retire = [item for item in done.structured_content["todo"] if item.startswith("retire ")]
     assert retire == [
-        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement by "
-        "write_port_start (write: true)): 'patchkeeper retire NAME --at 1.1 --why TEXT' (a "
+        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement): "
+        "'patchkeeper retire NAME --at 1.1 --why TEXT' (a "
         f'command line: no tool runs it), or write_port_start (to: "{example.new}", in_place: '
         "true, retire: true, write: true)"
     ]

@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from patchkeeper.commands.cli import refuse_json_spelled_otherwise, refuse_option_as_value
+from patchkeeper.commands.cli import refuse_option_as_value, refuse_other_tools_format_option
 from patchkeeper.errors import TargetError
 from patchkeeper.main import cli as group
 from patchkeeper.system.option_values import blank, refuses_blank, refuses_empty
@@ -159,7 +159,7 @@ def test_markdown_to_a_command_without_a_markdown_report_is_left_to_click() -> N
     sub = command.get_command(click.Context(command), "same-code")
     assert sub is not None
     ctx = click.Context(sub, info_name="same-code", parent=click.Context(command))
-    assert refuse_json_spelled_otherwise(ctx, ["--format", "markdown"]) is None
+    assert refuse_other_tools_format_option(ctx, ["--format", "markdown"]) is None
 
 
 def test_an_option_that_takes_the_word_json_keeps_it(tmp_path: Path) -> None:
@@ -167,8 +167,8 @@ def test_an_option_that_takes_the_word_json_keeps_it(tmp_path: Path) -> None:
     command = group.get_command(click.Context(group, info_name="patchkeeper"), "export")
     assert command is not None
     ctx = click.Context(command, info_name="export", parent=click.Context(group))
-    assert refuse_json_spelled_otherwise(ctx, ["HEAD", "-o", "json"]) is None
-    assert refuse_json_spelled_otherwise(ctx, ["--", "--format", "json"]) is None
+    assert refuse_other_tools_format_option(ctx, ["HEAD", "-o", "json"]) is None
+    assert refuse_other_tools_format_option(ctx, ["--", "--format", "json"]) is None
 
 
 def test_a_value_in_one_word_reaches_the_command(cli, tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import EXAMPLES, patchkeeper_on_read_only_mount
+from helpers import EXAMPLES, patchkeeper_on_read_only_mount, set_read_only
 
 FIXTURES = Path(__file__).resolve().parents[1] / "runtime" / "fixtures"
 AUDIT = ("audit", "--to", "../upstream/minihttp-1.1")
@@ -228,16 +228,6 @@ def test_port_refuses_an_unwritable_markdown_before_it_starts(repo: Path, cli) -
     assert porcelain(repo) == "!! target/\n"
 
 
-def _read_only(directory: Path, on: bool) -> None:
-    """Make ``directory`` unwritable, for root too (``chattr +i``; the write bit for others)."""
-    if os.geteuid() != 0:
-        directory.chmod(0o555 if on else 0o755)
-        return
-    done = subprocess.run(["chattr", "+i" if on else "-i", str(directory)], capture_output=True)
-    if done.returncode != 0:
-        pytest.fail(f"chattr does not work here: {done.stderr.decode()}")
-
-
 def test_unwritable_markdown_says_the_write_s_own_cause(repo: Path, cli, tmp_path: Path) -> None:
     """The check before the command asked ``os.access``, which says no alike for a missing
     permission and a file system mounted read-only: the refusal said "Permission denied" on
@@ -245,11 +235,11 @@ def test_unwritable_markdown_says_the_write_s_own_cause(repo: Path, cli, tmp_pat
     to write the report instead."""
     reports = tmp_path / "reports"
     reports.mkdir()
-    _read_only(reports, True)
+    set_read_only(reports, True)
     try:
         run = cli(*AUDIT, "--markdown", str(reports / "out.md"), cwd=repo / "downstream")
     finally:
-        _read_only(reports, False)
+        set_read_only(reports, False)
     code = errno.EPERM if os.geteuid() == 0 else errno.EACCES
     assert (run.code, run.out) == (2, "")
     assert run.err == (

@@ -41,10 +41,10 @@ def test_a_patch_resolved_to_no_change_is_proposed_as_dropped(cli: Any, example:
         ("redirect-strip-api-key.patch", "dropped"),
     ]
     assert data["todo"][:2] == [
-        f"retire retry-backoff-cap.patch (upstreamed in 1.1: {PROPOSED}): 'patchkeeper retire "
-        "NAME --at 1.1 --why TEXT'",
+        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement): "
+        "'patchkeeper retire NAME --at 1.1 --why TEXT'",
         "retire redirect-strip-proxy-auth.patch, redirect-strip-api-key.patch (dropped in 1.1: "
-        f"{PROPOSED}): 'patchkeeper retire NAME --at 1.1 --why TEXT'",
+        "proposed for retirement): 'patchkeeper retire NAME --at 1.1 --why TEXT'",
     ]
     series = down / "patches" / "series"
     assert series.read_text().splitlines() == [

@@ -15,8 +15,8 @@ def test_retire_as_the_in_place_port_says(cli: Any, example: Example) -> None:
     down = example.downstream
     data = port_to_the_end(cli, example, "--in-place")
     advice = (
-        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement by "
-        "'patchkeeper port'): 'patchkeeper retire NAME --at 1.1 --why TEXT'"
+        "retire retry-backoff-cap.patch (upstreamed in 1.1: proposed for retirement): "
+        "'patchkeeper retire NAME --at 1.1 --why TEXT'"
     )  # the port moved the pin: no second port retires it, and none is advised
     assert advice in data["todo"]
     series = down / "patches" / "series"

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import patchkeeper_on_read_only_mount, tree_bytes, write_files
+from helpers import patchkeeper_on_read_only_mount, set_read_only, tree_bytes, write_files
 
 CORE = 'def where() -> str:\n    return _bundle()\n\n\ndef contents() -> str:\n    return ""\n'
 PATCH = """\
@@ -58,16 +58,6 @@ READ_ONLY_TARGET = [
 ]
 
 
-def _top_read_only(top: Path, on: bool) -> None:
-    """Make ``top`` itself (not what is under it) unwritable, for root too."""
-    if os.geteuid() != 0:
-        top.chmod(0o555 if on else 0o755)
-        return
-    done = subprocess.run(["chattr", "+i" if on else "-i", str(top)], capture_output=True)
-    if done.returncode != 0:
-        pytest.fail(f"chattr does not work here: {done.stderr.decode()}")
-
-
 @pytest.fixture
 def package(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
     """(the downstream, the pristine tree, a copy of it to apply to), the copy's top
@@ -89,7 +79,7 @@ def package(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
     )
     yield downstream, pristine, target
     for top in (target, downstream):
-        _top_read_only(top, on=False)
+        set_read_only(top, on=False)
 
 
 def _module(*args: str, cwd: Path) -> tuple[int, str, str]:
@@ -104,7 +94,7 @@ def _module(*args: str, cwd: Path) -> tuple[int, str, str]:
 def test_apply_to_a_target_whose_top_directory_is_read_only(cli, package) -> None:
     downstream, _, target = package
     before = tree_bytes(target)
-    _top_read_only(target, on=True)
+    set_read_only(target, on=True)
     expected = [
         f"patchkeeper: error: {target}/.patchkeeper: the target is read-only here; "
         "nothing was changed",
@@ -129,7 +119,7 @@ def test_unapply_from_a_target_whose_top_directory_is_read_only(cli, package) ->
         applied["certbundle/core.py"]
         == CORE.replace("_bundle()", '"/etc/ssl/certs/ca-certificates.crt"').encode()
     )
-    _top_read_only(target, on=True)
+    set_read_only(target, on=True)
     run = cli("unapply", "--target", str(target), "--pristine", str(pristine), cwd=downstream)
     assert (run.code, run.out, run.err.splitlines()) == (
         2,
@@ -147,7 +137,7 @@ def test_retire_in_a_downstream_whose_top_directory_is_read_only(cli, package) -
     downstream, _, _ = package
     assert cli("ledger", cwd=downstream).code == 0  # the series and its ledger in debian/
     before = tree_bytes(downstream)
-    _top_read_only(downstream, on=True)
+    set_read_only(downstream, on=True)
     run = cli(
         "retire", "use-system-bundle", "--at", "2023.5.7", "--why", "upstream", cwd=downstream
     )
@@ -171,7 +161,7 @@ def test_upgrade_in_a_downstream_whose_top_directory_is_read_only(cli, package) 
     new = shutil.copytree(pristine, downstream.parent / "certbundle-2023.5.7")
     (new / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: certbundle\nVersion: 2023.5.7\n")
     before = tree_bytes(downstream)
-    _top_read_only(downstream, on=True)
+    set_read_only(downstream, on=True)
     run = cli("upgrade", "--to", str(new), cwd=downstream)
     refused = os.strerror(errno.EPERM if os.geteuid() == 0 else errno.EACCES)
     assert (run.code, run.out, run.err.splitlines()) == (

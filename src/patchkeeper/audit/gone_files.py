@@ -103,10 +103,7 @@ def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
     changed: it goes where that file's directory went (``requests/help me.py``, the new
     name of ``requests/help.py``, which moved to ``src/requests/help.py``, is
     ``src/requests/help me.py``)."""
-    moved_dirs = {
-        _parent(old): _parent(new) for old, new in renames.items() if _parent(old) != _parent(new)
-    }
-    trees = _moved_trees(renames)
+    moved_dirs, trees = _moved_directories(renames)
     out: dict[str, str] = {}
     for diff in patch.files:
         if diff.new_path is None or diff.new_path in renames:
@@ -126,19 +123,29 @@ def created_moves(patch: Patch, renames: dict[str, str]) -> dict[str, str]:
     return out
 
 
-def _moved_trees(renames: dict[str, str]) -> dict[str, str]:
-    """``{old directory: new directory}`` for each directory that moved whole under its own
-    name, as the renames (old path -> new path) show it: ``dateutil/parser/_parser.py`` ->
-    ``src/dateutil/parser/_parser.py`` moved ``dateutil/parser`` and ``dateutil`` (a file
-    created in a new directory below one goes with it); ``tests/a.py`` ->
-    ``tests/unit/a.py`` moved no directory whole."""
-    out: dict[str, str] = {}
+def _moved_directories(renames: dict[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The directories the renames (old path -> new path) moved, in one walk over them:
+
+    - ``{old directory: new directory}`` of each file whose directory changed, under any
+      name (the last rename of a directory's files says where it went): ``tests/a.py`` ->
+      ``tests/unit/a.py`` moved ``tests`` to ``tests/unit``;
+    - ``{old directory: new directory}`` of each directory that moved whole under its own
+      name (the first rename that shows it): ``dateutil/parser/_parser.py`` ->
+      ``src/dateutil/parser/_parser.py`` moved ``dateutil/parser`` and ``dateutil`` (a file
+      created in a new directory below one goes with it); ``tests/a.py`` ->
+      ``tests/unit/a.py`` moved no directory whole.
+    """
+    moved: dict[str, str] = {}
+    trees: dict[str, str] = {}
     for old, new in renames.items():
         old_dir, new_dir = PurePosixPath(old).parent, PurePosixPath(new).parent
+        if old_dir == new_dir:
+            continue
+        moved[old_dir.as_posix()] = new_dir.as_posix()
         while old_dir.name and old_dir.name == new_dir.name and old_dir != new_dir:
-            out.setdefault(old_dir.as_posix(), new_dir.as_posix())
+            trees.setdefault(old_dir.as_posix(), new_dir.as_posix())
             old_dir, new_dir = old_dir.parent, new_dir.parent
-    return out
+    return moved, trees
 
 
 def adds_nothing(diff: FileDiff) -> bool:

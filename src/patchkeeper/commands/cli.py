@@ -356,14 +356,16 @@ def _refuse_unwritable(path: Path) -> None:
     read-only, or it is a directory) before the command runs: a command that writes its
     own state (``port``'s work directory) must not fail after it.
 
-    The write is tried (:func:`_try_write`), not guessed from the permission bits
-    (``os.access``): a directory on a file system mounted read-only was said to be
-    "Permission denied", and the refusal says the cause the write meets.
+    The write is tried (:func:`~patchkeeper.system.writable.try_write`), not guessed from
+    the permission bits (``os.access``): a directory on a file system mounted read-only was
+    said to be "Permission denied", and the refusal says the cause the write meets.
 
     Raises:
         PatchkeeperError: naming the file, with the reason :func:`_write_markdown` gives.
     """
     import errno
+
+    from patchkeeper.system.writable import try_write
 
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
@@ -374,28 +376,12 @@ def _refuse_unwritable(path: Path) -> None:
         refused = OSError(code, os.strerror(code), str(path))
     else:
         try:
-            _try_write(path)
+            try_write(path)
         except OSError as exc:
             refused = exc
         else:
             return
     raise _markdown_refused(path, refused)
-
-
-def _try_write(path: Path) -> None:
-    """Open ``path`` for writing as the report's write will, and leave it as it was: an
-    existing file is opened to append (nothing written, nothing truncated), a new one is
-    made and removed again.
-
-    Raises:
-        OSError: the machine's refusal, with its own ``errno`` (``EROFS``, ``EACCES``...).
-    """
-    flags = os.O_WRONLY | os.O_NONBLOCK  # a FIFO without a reader must not block here
-    if path.exists():
-        os.close(os.open(path, flags | os.O_APPEND))
-        return
-    os.close(os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644))
-    os.unlink(path)
 
 
 def _markdown_refused(path: Path, exc: OSError) -> PatchkeeperError:
@@ -448,13 +434,14 @@ JSON_COMMAND: list[str] = []
 CONFIG_SOURCE: list[Path] = []
 
 
-#: The options other tools ask for JSON with (``--format json``, ``-o json``).
-JSON_SPELLINGS = ("--format", "--output-format", "--output", "-o")
+#: The options other tools ask for an output format with (``--format json``, ``-o json``,
+#: ``--output-format markdown``).
+OTHER_TOOLS_FORMAT_OPTIONS = ("--format", "--output-format", "--output", "-o")
 
 
-#: What ``--format VALUE`` (as :data:`JSON_SPELLINGS` spell it) asks of a command that takes
-#: ``--json`` and has no such option, by VALUE: the option that gives it (``""``: the
-#: command's output without an option), the words for it.
+#: What ``--format VALUE`` (as :data:`OTHER_TOOLS_FORMAT_OPTIONS` spell it) asks of a
+#: command that takes ``--json`` and has no such option, by VALUE: the option that gives it
+#: (``""``: the command's output without an option), the words for it.
 _FORMAT_WAYS = {
     "json": (OPTION_JSON, "JSON output is asked for with"),
     "markdown": (OPTION_MARKDOWN, "a Markdown report is written to a file with"),
@@ -463,7 +450,7 @@ _FORMAT_WAYS = {
 }
 
 
-def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> None:
+def refuse_other_tools_format_option(ctx: click.Context, args: Sequence[str]) -> None:
     """Refuse an output format asked for as other tools ask for it (``--format json``,
     ``--output=json``, ``-o json``; ``--format markdown``, ``--format text``) from a command
     that takes ``--json``, when the command has no such option or its option does not take
@@ -489,7 +476,7 @@ def refuse_json_spelled_otherwise(ctx: click.Context, args: Sequence[str]) -> No
         if word == "--":
             return
         name, equals, value = word.partition("=")
-        if name not in JSON_SPELLINGS:
+        if name not in OTHER_TOOLS_FORMAT_OPTIONS:
             continue
         if not equals:
             value = words[index + 1] if index + 1 < len(words) else ""
@@ -611,7 +598,9 @@ class LazyGroup(click.Group):
             click.UsageError: as click's, with the closest command named when no command
                 has the name (``No such command 'lnt'. Did you mean 'lint'?``, as click
                 names the closest option); or an option of that command (not a sub-group)
-                given another of its options as its value (:func:`refuse_option_as_value`).
+                given another of its options as its value (:func:`refuse_option_as_value`),
+                or an output format asked for as other tools ask for it (``--format json``,
+                ``-o markdown``: :func:`refuse_other_tools_format_option`).
         """
         try:
             name, command, rest = super().resolve_command(ctx, args)
@@ -625,7 +614,7 @@ class LazyGroup(click.Group):
             settings = command.context_settings
             context = command.context_class(command, info_name=name, parent=ctx, **settings)
             refuse_option_as_value(context, rest)
-            refuse_json_spelled_otherwise(context, rest)
+            refuse_other_tools_format_option(context, rest)
         return name, command, rest
 
     def _closest_command(

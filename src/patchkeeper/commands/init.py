@@ -11,7 +11,7 @@ from patchkeeper.commands.cli import emit
 from patchkeeper.commands.options import json_option, request_from, tag_option, upstream_option
 from patchkeeper.constants import OPTION_LEDGER
 from patchkeeper.errors import PatchkeeperError
-from patchkeeper.start.init import InitRequest, InitResult
+from patchkeeper.start.init import InitRequest, InitResult, interrupted_after_writing
 from patchkeeper.start.init import init as start
 from patchkeeper.start.plugin import KNOWN_UPSTREAMS, PluginInitResult, RuntimePlugin
 
@@ -94,4 +94,11 @@ def patching_plugin(root: Path, upstream: str | None) -> RuntimePlugin | None:
 @click.pass_context
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Start a downstream here from a quilt, Debian or git series; never overwrites."""
-    emit(run(Path.cwd(), request_from(ctx, InitRequest)), as_json)
+    result = run(Path.cwd(), request_from(ctx, InitRequest))
+    if not isinstance(result, InitResult):
+        emit(result, as_json)
+        return
+    try:
+        emit(result, as_json)
+    except KeyboardInterrupt:  # the files are written; the report is what was cut short
+        raise interrupted_after_writing(result.root, result.written_files) from None

@@ -14,7 +14,7 @@ from patchkeeper.port.output import (
     config_change,
     config_text,
     pristine_setting,
-    retire_note,
+    retire_reason,
     series_bytes,
     write_directory,
     write_in_place,
@@ -264,7 +264,7 @@ def todo_items(
             todo.append(
                 "retire "
                 + ", ".join(retiring)
-                + f" ({retire_note(ctx.new_version, dropped)}): 'patchkeeper retire NAME --at "
+                + f" ({retire_reason(ctx.new_version, dropped)}): 'patchkeeper retire NAME --at "
                 f"{ctx.new_version} --why TEXT'{again}"
             )
     if ctx.state.retire:

@@ -39,6 +39,20 @@ class OutputExistsError(PatchkeeperError):
     """The new series directory already exists."""
 
 
+def retire_reason(version: str, dropped: bool = False) -> str:
+    """Why the port's to-do proposes a patch for retirement: *upstreamed* or *dropped* in
+    ``version`` (:func:`retire_note` without the command that wrote it). The to-do is the
+    port's own, and the MCP server says every quoted command line as the tool that runs it:
+    "proposed for retirement by 'patchkeeper port'" read there as a call to make
+    (``write_port_start``), which starts another port, where the tool to call, if any, is
+    the one the to-do names after it.
+
+    >>> retire_reason("2.0", dropped=True)
+    'dropped in 2.0: proposed for retirement'
+    """
+    return f"{'dropped' if dropped else 'upstreamed'} in {version}: proposed for retirement"
+
+
 def retire_note(version: str, dropped: bool = False) -> str:
     """The comment a retired patch's series line gets: *upstreamed* (the new pin has it), or
     *dropped* (its conflict was resolved by hand to no change: nothing is left to carry, which

@@ -29,7 +29,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,7 @@ from patchkeeper.config import (
     validate,
 )
 from patchkeeper.constants import OPTION_LEDGER
-from patchkeeper.errors import PatchkeeperError
+from patchkeeper.errors import Interrupted, PatchkeeperError
 from patchkeeper.ledger.rows import LedgerRow
 from patchkeeper.ledger.settings import LEDGER_FIELDS, header_settings, ledger_settings
 from patchkeeper.ledger.table import encode_text, row_name, table_text
@@ -203,15 +203,23 @@ def init(
     )
     files = [(root / CONFIG_FILE, text.encode()), (ledger_path, encode_text(ledger_text))]
     files += list(found.new_files)
-    _refuse_existing(root, [path for path, _ in files])
-    with locked_downstream(config):
-        _refuse_existing(root, [path for path, _ in files])  # another init in the meantime
-        commit_files(config, [Change(path, data) for path, data in files])
-    for message in found.warnings:
-        warn(message)
-    if found.form != GIT:  # a git branch's series is checked against the branch instead
-        for message in _unreadable_warnings(config):
+    paths = [path for path, _ in files]
+    _refuse_existing(root, paths)
+    written: list[Path] = []  # the files, once their one transaction is committed
+    try:
+        with locked_downstream(config):
+            _refuse_existing(root, paths)  # another init in the meantime
+            commit_files(config, [Change(path, data) for path, data in files])
+            written = paths
+        for message in found.warnings:
             warn(message)
+        if found.form != GIT:  # a git branch's series is checked against the branch instead
+            for message in _unreadable_warnings(config):
+                warn(message)
+    except KeyboardInterrupt:
+        if not written:
+            raise  # the transaction put back what it wrote, and says so
+        raise interrupted_after_writing(root, written) from None
     notes = list(found.notes)
     if outside:
         notes.append(
@@ -241,6 +249,23 @@ def init(
         written_files=tuple(path for path, _ in files),
         next_commands=next_commands(pin, ledger_path, root),
         notes=tuple(notes),
+    )
+
+
+def interrupted_after_writing(root: Path, written: Sequence[Path]) -> Interrupted:
+    """The error for a Ctrl-C that ends ``init`` after it wrote its files (``written``, in
+    the downstream ``root``), while it gives its warnings or its report: a bare
+    "interrupted" left the user to find the files, and the next init refused them
+    (:func:`_refuse_existing`). They were written in one transaction, so each is whole: the
+    error names them (relative to ``root``), and the two ways on."""
+    names = ", ".join(shown(path, root) for path in written)
+    many = len(written) > 1
+    them = "them" if many else "it"
+    return Interrupted(
+        f"interrupted after init wrote {names}: {'each file is' if many else 'the file is'} "
+        "whole, the rest of init's output is missing",
+        hint=f"check {them} with patchkeeper lint and go on from there, or remove {them} and "
+        "run patchkeeper init again",
     )
 
 
@@ -313,8 +338,9 @@ def _refuse_existing(root: Path, paths: list[Path]) -> None:
     """Refuse to go on when any of ``paths`` exists (a dangling symbolic link counts).
 
     A ``patchkeeper.toml`` among them is most likely an earlier init's (one interrupted by
-    Ctrl-C after it wrote its files says only "interrupted"): the hint names every file of
-    ``paths`` there, to check with ``lint`` and go on, or to move away and start again.
+    Ctrl-C after it wrote its files, :func:`interrupted_after_writing`): the hint names
+    every file of ``paths`` there, to check with ``lint`` and go on, or to move away and
+    start again.
 
     Raises:
         PatchkeeperError: naming the first such file (exit 2).

@@ -44,6 +44,7 @@ from patchkeeper.system.atomic import write_atomic
 from patchkeeper.system.english import plural
 from patchkeeper.system.refusals import refusal_hint
 from patchkeeper.system.removal import remove_tree
+from patchkeeper.system.writable import try_write
 
 MANIFEST = "manifest.json"
 #: The journal file holding the original bytes of every changed file, one after another.
@@ -262,33 +263,56 @@ READ_ONLY = {
 
 
 def _check_writable(changes: list[Change], whose: str = "target") -> None:
-    # directory -> (its nearest existing directory, whether that can be written), asked once
-    writable: dict[str, tuple[Path, bool]] = {}
+    """Refuse ``changes`` before anything is written when the machine will not let this user
+    write them: each file that exists, and the nearest existing directory of each (where a
+    new file or a missing directory is made).
+
+    The write is tried (:func:`~patchkeeper.system.writable.try_write`: a file opened to
+    append, an empty file made and removed in a directory; nothing is left), not guessed
+    from the permission bits (``os.access``), so the refusal carries the machine's
+    ``errno``: on a file system mounted read-only (``EROFS``) the hint says so. Any other
+    failure (``ETXTBSY``, an executable being run) is left to the write, which replaces a
+    file it cannot open rather than writing into it.
+
+    Raises:
+        TargetError: the read-only error of :data:`READ_ONLY` for ``whose``, naming the file
+            when it exists, else its nearest existing directory.
+    """
+    # directory -> (its nearest existing directory, the errno refusing a write there or None)
+    refused: dict[str, tuple[Path, int | None]] = {}
     for change in changes:
         target = change.path
         directory = os.path.dirname(target)
-        if directory not in writable:
+        if directory not in refused:
             existing = target.parent
             while not existing.exists():
                 existing = existing.parent
-            writable[directory] = (existing, os.access(existing, os.W_OK))
-        parent, parent_writable = writable[directory]
+            refused[directory] = (existing, _refusal(existing))
+        parent, code = refused[directory]
         exists = change.original is not None or target.exists()
-        if (exists and not os.access(target, os.W_OK)) or not parent_writable:
-            raise _read_only(whose, target if exists else parent)
+        if code is None and exists:
+            code = _refusal(target)
+        if code is not None:
+            raise _read_only(whose, target if exists else parent, code)
 
 
-def _read_only(whose: str, path: Path, code: int | None = None) -> TargetError:
-    """The read-only error of :data:`READ_ONLY` for ``path``; on a file system mounted
-    read-only (``code`` ``EROFS``, or ``os.statvfs`` says so when the check before the write
-    had only ``os.access``'s no), the hint is the machine's for that
+def _refusal(path: Path) -> int | None:
+    """The ``errno`` of the machine refusing to let this user write ``path``
+    (:data:`_NOT_WRITABLE`), else ``None``."""
+    try:
+        try_write(path)
+    except OSError as exc:
+        if exc.errno in _NOT_WRITABLE:
+            return exc.errno
+    return None
+
+
+def _read_only(whose: str, path: Path, code: int) -> TargetError:
+    """The read-only error of :data:`READ_ONLY` for ``path``, refused with ``code``; on a
+    file system mounted read-only (``EROFS``) the hint is the machine's for that
     (:func:`~patchkeeper.system.refusals.refusal_hint`): no user can write there, and
     "run as a user who can write" sent one to fix permissions that were fine."""
     message, hint = READ_ONLY[whose]
-    if code is None:
-        with suppress(OSError):
-            if os.statvfs(path).f_flag & os.ST_RDONLY:
-                code = errno.EROFS
     if code == errno.EROFS:
         hint = refusal_hint(OSError(code, os.strerror(code)), path) or hint
     return TargetError(message, path=path, hint=hint)
@@ -510,19 +534,19 @@ def commit(
         _remove_journal(journal)
 
 
-#: The ``errno`` values of a directory the machine refuses to let this user write into: no
-#: permission (also root, for an immutable directory), or a file system mounted read-only.
+#: The ``errno`` values of a file or directory the machine refuses to let this user write
+#: (into): no permission (also root, for an immutable one), or a file system mounted read-only.
 _NOT_WRITABLE = (errno.EACCES, errno.EPERM, errno.EROFS)
 
 
 def _make_journal(journal: Path, whose: str) -> None:
     """Make the journal directory (which must not exist), the first write of a commit.
 
-    The check before it (:func:`_check_writable`) asks about the files to change and their
+    The check before it (:func:`_check_writable`) tries the files to change and their
     directories only; the journal's own directory (the target's top directory, where
-    ``.patchkeeper/`` is made) can be the one that refuses, and for root (whom ``access``
-    always answers yes) a refusal is only seen here. Nothing was written yet, so it is the
-    same read-only error, naming the directory that could not be made.
+    ``.patchkeeper/`` is made) can be the one that refuses, and a refusal there is only seen
+    here. Nothing was written yet, so it is the same read-only error, naming the directory
+    that could not be made.
 
     Raises:
         TargetError: the machine refused to make it (no permission, an immutable
