@@ -16,6 +16,14 @@ __all__ = ["git", "resolve"]
 
 
 def _replace_tree(repo: Path, tree: Path) -> None:
+    """Make ``repo``'s work tree (all but ``.git``) a copy of ``tree``.
+
+    The files are copied without their times (``shutil.copy``, not ``copy2``): a file of
+    the same size whose kept modification time equals the one git's index recorded for the
+    file it replaces (two releases' files written within one tick of the kernel's file
+    clock) is taken as unchanged by ``git add``, and the release commit would keep the old
+    content.
+    """
     for entry in repo.iterdir():
         if entry.name == ".git":
             continue
@@ -23,7 +31,7 @@ def _replace_tree(repo: Path, tree: Path) -> None:
             shutil.rmtree(entry)
         else:
             entry.unlink()
-    shutil.copytree(tree, repo, dirs_exist_ok=True)
+    shutil.copytree(tree, repo, dirs_exist_ok=True, copy_function=shutil.copy)
 
 
 def upstream_repository(
