@@ -63,8 +63,8 @@ def test_an_upgrade_stopped_at_a_conflict_names_the_tools_that_go_on(example: Ex
     done = third.structured_content
     assert (third.is_error, done["outcome"], done["conflicts"]) == (False, "done", [])
     assert done["verify"] == [
-        f'cp -R {example.new} COPY && write_apply (target: "COPY", write: true) && '
-        'verify (target: "COPY")',
+        f'COPY=$(mktemp -d) && cp -R {example.new}/. $COPY && write_apply (target: "$COPY", '
+        'write: true) && verify (target: "$COPY")',
         "lint",
         "report_check",
     ]

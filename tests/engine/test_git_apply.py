@@ -528,6 +528,23 @@ SCENARIOS: dict[str, Scenario] = {
         b"@@ -18446744073709551616,3 +18446744073709551616,3 @@\n a\n-b\n+B\n c\n",
         expect=(0, 2, "a hunk header holds a number of 20 digits (at most 12 are taken)"),
     ),
+    # a second hunk whose header lost its closing "@@" (t4100's "corrupt patch"): git and
+    # GNU patch refuse it; read as text, the hunk would be left out and the first applied
+    "corrupt-hunk-header": Scenario(
+        {"f": VICTIM},
+        u(VICTIM, VICTIM.replace(b"d\n", b"D\n").replace(b"v\n", b"V\n")).replace(
+            b"@@ -18,7 +18,7 @@", b"@@ -18,7 +18,7"
+        ),
+    ),
+    # the same header with its first space lost: git passes over it as text and applies the
+    # first hunk alone; patchkeeper refuses it as corrupt
+    "design-hunk-header-without-its-space": Scenario(
+        {"f": VICTIM},
+        u(VICTIM, VICTIM.replace(b"d\n", b"D\n").replace(b"v\n", b"V\n")).replace(
+            b"@@ -18,7 +18,7 @@", b"@@-18,7 +18,7 @@"
+        ),
+        expect=(0, 2, "malformed hunk header '@@-18,7 +18,7 @@ r'"),
+    ),
     "design-escape-through-symlink": Scenario(
         {"g": b"x\n"},
         b"diff --git a/link/f b/link/f\nnew file mode 100644\nindex 0000000..d00491f\n"

@@ -72,3 +72,25 @@ def test_a_bare_name_is_looked_up_on_path_and_the_hint_says_so(cli, tmp_path: Pa
             "on PATH; for the file in this directory, give ./py-here-only",
         ],
     )
+
+
+def test_a_relative_path_read_from_c_says_where_it_was_looked_for(cli, tmp_path: Path) -> None:
+    """``-C downstream status --python venv/bin/python``, the environment beside the
+    downstream: the path is read from -C's directory, as git -C reads it, where there is no
+    such file. The hint says where relative paths start and which file was looked for (it
+    said only "No such file or directory", which reads as the environment being broken)."""
+    root = downstream(tmp_path)
+    venv = write_files(tmp_path / "venv", {"bin/python": SILENT})
+    (venv / "bin/python").chmod(0o755)
+    for command in ("status", "verify", "apply"):
+        run = cli("-C", "downstream", command, "--python", "venv/bin/python", cwd=tmp_path)
+        assert (run.code, run.err.splitlines()) == (
+            2,
+            [
+                "patchkeeper: error: venv/bin/python: cannot run the interpreter: No such "
+                "file or directory",
+                "  hint: pass --python the path of a Python executable; relative paths start "
+                f"at {root} (-C DIR's, when given), and there is no file "
+                f"{root}/venv/bin/python",
+            ],
+        ), command

@@ -72,8 +72,8 @@ def test_upgrade_stops_at_the_conflict_with_every_other_step_committed(
     assert [(s["key"], s["decision"], s["verdict"]) for s in data["suggestions"]] == SUGGESTED
     assert data["decisions_file"] == "patchkeeper-decisions.toml"
     assert data["verify"] == [
-        f"cp -R {example.new} COPY && patchkeeper apply --target COPY && "
-        "patchkeeper verify --target COPY",
+        f"COPY=$(mktemp -d) && cp -R {example.new}/. $COPY && patchkeeper apply --target "
+        "$COPY && patchkeeper verify --target $COPY",
         "patchkeeper lint",
         "patchkeeper report --check",
     ]
@@ -316,8 +316,8 @@ def test_the_terminal_output_lists_the_steps_then_what_is_left(cli, example: Exa
             for key, decision, verdict in SUGGESTED
         ],
         "3. verify the result:",
-        f"   - cp -R {example.new} COPY && patchkeeper apply --target COPY && patchkeeper verify "
-        "--target COPY",
+        f"   - COPY=$(mktemp -d) && cp -R {example.new}/. $COPY && patchkeeper apply --target "
+        "$COPY && patchkeeper verify --target $COPY",
         "   - patchkeeper lint",
         "   - patchkeeper report --check",
     ]

@@ -53,8 +53,8 @@ def test_the_verify_command_copies_the_fetched_release(
     assert run.code == 0, run.out + run.err
     fetched = private_cache / "trees" / "tinyserve" / top / top
     command = (
-        f"   - cp -R {fetched} COPY && patchkeeper apply --target COPY && patchkeeper verify "
-        "--target COPY"
+        f"   - COPY=$(mktemp -d) && cp -R {fetched}/. $COPY && patchkeeper apply --target $COPY "
+        "&& patchkeeper verify --target $COPY"
     )
     assert command in run.out.splitlines()
     copy = tmp_path / "COPY"
@@ -73,8 +73,8 @@ def test_the_verify_commands_are_made_of_the_state_alone() -> None:
         steps={"port": {"status": "done"}, "runtime port": {"status": "done"}},
     )
     assert verify_commands(state) == (
-        "cp -R '/cache/trees/tinyserve 2.0' COPY && patchkeeper apply --target COPY && "
-        "patchkeeper verify --target COPY",
+        "COPY=$(mktemp -d) && cp -R '/cache/trees/tinyserve 2.0/.' $COPY && patchkeeper apply "
+        "--target $COPY && patchkeeper verify --target $COPY",
         "patchkeeper lint",
         "patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the plugin "
         "and tinyserve==2.0 installed",
@@ -83,7 +83,7 @@ def test_the_verify_commands_are_made_of_the_state_alone() -> None:
     older = replace(state, new_tree="", steps={"port": {"status": "stopped"}})
     assert verify_commands(older) == (
         "patchkeeper apply --target COPY && patchkeeper verify --target COPY"
-        "  # COPY: an unpacked tinyserve==2.0",
+        "  # COPY: an unpacked tinyserve==2.0, outside this downstream",
         "patchkeeper lint",
         "patchkeeper report --check",
     )

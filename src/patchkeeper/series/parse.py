@@ -1370,13 +1370,41 @@ def parse_patch(
     )
 
 
+#: How a hunk header starts (``@@ -``, also with its space lost); a line that starts so
+#: and is no header is a corrupt one.
+_HUNK_HEADER_START = re.compile(rb"@@[ \t]*-")
+
+#: The most characters of a corrupt line a message quotes.
+_SHOWN_LINE_CHARS = 60
+
+
+def _shown_line(line: bytes) -> str:
+    r"""``line`` quoted for a message: decoded, without its line end, cut to
+    :data:`_SHOWN_LINE_CHARS` characters.
+
+    >>> _shown_line(b"@@ -1438,7 +1438,x @@ class AbstractTable(Item):\r\n")
+    "'@@ -1438,7 +1438,x @@ class AbstractTable(Item):'"
+    """
+    text = line.rstrip(b"\r\n").decode("utf-8", "replace")
+    if len(text) > _SHOWN_LINE_CHARS:
+        text = text[:_SHOWN_LINE_CHARS] + "..."
+    return repr(text)
+
+
 #: The most digits a hunk header's number may have (a file of 10**12 lines is no source file;
 #: Python refuses to convert more than 4,300 digits at all).
 MAX_NUMBER_DIGITS = 12
 
 
 def _check_hunk_numbers(lines: list[bytes], start: int, path: Path) -> None:
-    """Refuse a hunk header whose line number or count is absurdly long.
+    """Refuse a hunk header that cannot be read, or whose line number or count is absurdly
+    long.
+
+    A line that starts as a hunk header does (``@@ -``) but is not one (``@@ -1438,7
+    +1438,x @@``, the closing ``@@`` lost) is refused, as GNU patch ("malformed patch") and
+    ``git apply`` ("corrupt patch") refuse it: read as text between hunks, the hunk it heads
+    would be left out and the rest of the patch applied without it. So is ``@@-1438,7``
+    (the space lost), which both tools pass over as text, leaving that hunk out unsaid.
 
     Raises:
         PatchFormatError: naming the patch and the header's line.
@@ -1384,6 +1412,15 @@ def _check_hunk_numbers(lines: list[bytes], start: int, path: Path) -> None:
     for index in range(start, len(lines)):
         match = C.HUNK_HEADER.match(lines[index])
         if match is None:
+            if _HUNK_HEADER_START.match(lines[index]):
+                raise PatchFormatError(
+                    f"malformed hunk header {_shown_line(lines[index])}: a hunk header is "
+                    "'@@ -START[,COUNT] +START[,COUNT] @@'",
+                    path=path,
+                    line=index + 1,
+                    hint="regenerate the patch, or correct the header's numbers and its "
+                    "closing '@@'; read as it is, the hunk it heads would be left out",
+                )
             continue
         longest = max(len(group) for group in match.groups() if group is not None)
         if longest > MAX_NUMBER_DIGITS:

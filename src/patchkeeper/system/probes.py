@@ -147,6 +147,14 @@ def run_probe(
                 f"{program} is looked up on PATH; for the file in this directory, give ./{program}"
             )
             hint = f"{hint}; {here}" if hint else here
+        elif isinstance(exc, FileNotFoundError) and program != str(python):
+            # a relative path is read from -C's directory when one is given, as git -C
+            # does: a user who typed it from elsewhere is told where it was looked for
+            here = (
+                f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is "
+                f"no file {program}"
+            )
+            hint = f"{hint}; {here}" if hint else here
         raise TargetError(
             (wording or words.not_run).format(reason=exc.strerror),
             path=python,

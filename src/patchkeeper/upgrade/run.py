@@ -1404,17 +1404,27 @@ def verify_commands(state: UpgradeState) -> tuple[str, ...]:
     environment with the new pin, the record true. Made of the state alone (no file is
     read): the copy is of the tree the start found (``state.new_tree``: the ``--to``
     directory, or the release the steps fetched, so that nobody fetches and unpacks it
-    again), or left to a person for a state that names none."""
+    again), into a new temporary directory, so that the commands run as printed and the
+    copy changes nothing the record read; or left to a person for a state that names
+    none."""
     commands = []
     steps = state.steps
     if steps.get(StepName.PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
         to = state.to
         tree = state.new_tree
-        copy = f"cp -R {shlex.quote(tree)} COPY && " if tree else ""
-        where = "" if copy else f"  # COPY: an unpacked {to}"
-        commands.append(
-            f"{copy}patchkeeper apply --target COPY && patchkeeper verify --target COPY{where}"
-        )
+        if tree:
+            # The copy goes to a new directory outside the downstream: made in it (a
+            # literal COPY pasted there), it would be a change to the tree the record
+            # read, and the last command, report --check, would fail on it.
+            commands.append(
+                f"COPY=$(mktemp -d) && cp -R {shlex.quote(tree + '/.')} $COPY && "
+                "patchkeeper apply --target $COPY && patchkeeper verify --target $COPY"
+            )
+        else:
+            commands.append(
+                "patchkeeper apply --target COPY && patchkeeper verify --target COPY"
+                f"  # COPY: an unpacked {to}, outside this downstream"
+            )
         commands.append("patchkeeper lint")
     if steps.get(StepName.RUNTIME_PORT, {}).get("status") in (StepStatus.DONE, StepStatus.STOPPED):
         commands.append(
