@@ -27,7 +27,9 @@ file scanner.
   ``name`` of the function's module, and is named after it (``vllm.x.name``);
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
   ``REGISTRY.register(key, v)``, and ``LIST.append(v)`` / ``SET.add(v)`` (one argument, the
-  key its source text) on upstream objects;
+  key its source text) on upstream objects; not ``Class.register(Other)``, an ABC's
+  virtual subclass (:func:`_virtual_subclass`): upstream's names and registries stay as they
+  were;
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
   is the computed-key form: target ``sys.modules``, key its source text); a key naming
   only the plugin's own modules is no entry (:mod:`.own_modules`);
@@ -355,6 +357,8 @@ class AssignmentForms(ParameterForms):
         bound = self.external(func.value, table)
         if bound is None or bound.dotted == "sys.modules":
             return
+        if func.attr == "register" and _virtual_subclass(node, bound.dotted):
+            return  # Class.register(Other): an ABC's virtual subclass, upstream unchanged
         if func.attr in adding:
             if len(node.args) == 1 and not node.keywords:  # list.append(x), set.add(x)
                 replacement = self.describe(node.args[0], table)[0]
@@ -590,6 +594,30 @@ class AssignmentForms(ParameterForms):
             replacement, original, self.module, self.is_package, self.bindings,
             self.module_table, self._defs,
         )  # fmt: skip
+
+
+def _class_name(name: str) -> bool:
+    """Whether ``name`` is spelled as a class is (``CapWords``: ``QuantizationConfig``,
+    not ``REGISTRY`` or ``registry``)."""
+    return name[:1].isupper() and not name.isupper()
+
+
+def _virtual_subclass(node: ast.Call, receiver: str) -> bool:
+    """Whether ``receiver.register(...)`` has the form of :meth:`abc.ABCMeta.register`: a
+    class (``receiver`` spelled as one) given one class and nothing else. It makes the
+    class a virtual subclass for ``isinstance``; no upstream name or registry item
+    changes, so it is no registry entry (``REGISTRY.register(key, value)`` and
+    ``registry.register(Class)`` on an instance still are)."""
+    if len(node.args) != 1 or node.keywords:
+        return False
+    argument = node.args[0]
+    if isinstance(argument, ast.Name):
+        name = argument.id
+    elif isinstance(argument, ast.Attribute):
+        name = argument.attr
+    else:
+        return False
+    return _class_name(receiver.rpartition(".")[2]) and _class_name(name)
 
 
 def _dict_update(node: ast.Call) -> bool:

@@ -1,0 +1,77 @@
+"""What a plugin does to an upstream registry, class or ``sys.modules``, as the inventory
+lists it. The plugin files are written by the test in the shape of a quantization plugin
+and of a plugin that reloads upstream modules."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from plugin_trees import pyproject
+
+from patchkeeper.runtime.inventory.runtime_inventory import take_inventory
+
+QUANT = """from vllm.model_executor.layers.quantization import registry
+from vllm.model_executor.layers.quantization.base_config import QuantizationConfig
+
+from qplug.kernels import FastKernel
+
+
+class TileQuant(QuantizationConfig):
+    pass
+
+
+class Packed:
+    pass
+
+
+QuantizationConfig.register(Packed)
+QuantizationConfig.register(TileQuant)
+registry.QUANTIZERS.register(Packed)
+registry.QUANTIZERS.register("tile", TileQuant)
+QuantizationConfig.register(name="tile")
+registry.Quantizers.register(FastKernel)
+"""
+
+
+def _inventory(tmp_path: Path, files: dict[str, str]) -> list[tuple[object, ...]]:
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="qplug")
+    return [(e.line, e.target, e.key, e.mechanism.value, e.replacement) for e in inventory.entries]
+
+
+def test_an_abc_register_of_a_class_is_no_registry_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("qplug", {"q": "qplug.quant"}),
+        "qplug/__init__.py": "",
+        "qplug/kernels.py": "class FastKernel:\n    pass\n",
+        "qplug/quant.py": QUANT,
+    }
+    assert _inventory(tmp_path, files) == [
+        (
+            17,
+            "vllm.model_executor.layers.quantization.registry.QUANTIZERS",
+            "Packed",
+            "registry",
+            "<expr>",
+        ),
+        (
+            18,
+            "vllm.model_executor.layers.quantization.registry.QUANTIZERS",
+            "'tile'",
+            "registry",
+            "qplug.quant:TileQuant",
+        ),
+        (
+            19,
+            "vllm.model_executor.layers.quantization.base_config.QuantizationConfig",
+            None,
+            "registry",
+            "<expr>",
+        ),
+    ]
