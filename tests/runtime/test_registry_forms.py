@@ -75,3 +75,39 @@ def test_an_abc_register_of_a_class_is_no_registry_entry(
             "<expr>",
         ),
     ]
+
+
+RELOAD = """import sys
+
+
+def reload_models():
+    for name in [n for n in sys.modules if n.startswith("vllm.model_executor.models")]:
+        del sys.modules[name]
+    [sys.modules.pop(n) for n in list(sys.modules) if n.startswith("vllm.lora")]
+    for name in (n for n in list(sys.modules) if "vllm.attention" in n):
+        sys.modules.pop(name, None)
+    sys.modules.pop("vllm.worker.worker", None)
+    sys.modules.get("vllm.config")
+
+
+reload_models()
+"""
+
+
+def test_a_module_popped_from_sys_modules_is_an_entry_as_a_deleted_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``sys.modules.pop(name, None)``, in a loop or a comprehension, makes the next import
+    # of an upstream module run it afresh, as ``del sys.modules[name]`` does.
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("qplug", {"q": "qplug.reload"}),
+        "qplug/__init__.py": "",
+        "qplug/reload.py": RELOAD,
+    }
+    assert _inventory(tmp_path, files) == [
+        (6, "sys.modules", "name", "sys-modules", "<removed>"),
+        (7, "sys.modules", "n", "sys-modules", "<removed>"),
+        (9, "sys.modules", "name", "sys-modules", "<removed>"),
+        (10, "vllm.worker.worker", None, "sys-modules", "<removed>"),
+    ]

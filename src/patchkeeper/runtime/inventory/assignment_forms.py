@@ -41,8 +41,9 @@ file scanner.
   whose name is a parameter too, named after the (object, literal) pairs each call passes;
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
   ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
-  ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
-  ``<removed>``).
+  ``del sys.modules[name]`` and ``sys.modules.pop(name, None)`` (the module is imported
+  afresh: a *sys-modules* entry, replacement ``<removed>``), in a loop or a comprehension
+  alike.
 
 ``X.update(...)`` is a registry entry only in the form of a dict's ``update`` (one mapping
 or iterable, and keywords): ``jax.config.update("name", value)`` or ``nnx.update(model,
@@ -355,7 +356,11 @@ class AssignmentForms(ParameterForms):
         ):
             return
         bound = self.external(func.value, table)
-        if bound is None or bound.dotted == "sys.modules":
+        if bound is not None and bound.dotted == "sys.modules":
+            if func.attr == "pop" and node.args:  # as ``del sys.modules[name]``
+                self.sys_modules_item(node.args[0], "<removed>", node.lineno, conds, scope, table)
+            return
+        if bound is None:
             return
         if func.attr == "register" and _virtual_subclass(node, bound.dotted):
             return  # Class.register(Other): an ABC's virtual subclass, upstream unchanged
