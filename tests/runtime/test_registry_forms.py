@@ -111,3 +111,56 @@ def test_a_module_popped_from_sys_modules_is_an_entry_as_a_deleted_one(
         (9, "sys.modules", "name", "sys-modules", "<removed>"),
         (10, "vllm.worker.worker", None, "sys-modules", "<removed>"),
     ]
+
+
+CONFIG = """from vllm.config import model as model_config
+from vllm.model_executor.layers.quantization import QUANTIZATION_METHODS
+
+model_config._SUPPORTED_QUANT = model_config._SUPPORTED_QUANT + ("tile",)
+model_config._FROZEN_KINDS = frozenset({"tile", "tile8"}) | model_config._FROZEN_KINDS
+model_config._OVERRIDES |= {"tile": "qplug.quant"}
+model_config._ORDER += ["tile"]
+model_config._TABLE["fp8"] += ("tile",)
+model_config._LIMIT = model_config._LIMIT + 1
+model_config._NAME = model_config._OTHER + ("tile",)
+QUANTIZATION_METHODS += ["tile"]
+model_config._ORDER.extend(["tile8", "tile4"])
+model_config._ORDER.extend(EXTRA)
+model_config._COUNT += 1
+"""
+
+
+def test_a_collection_extended_by_concatenation_is_a_registry_entry_per_item(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``T = T + ("tile",)`` keeps upstream's items and adds one: a registry entry keyed
+    # by the item added, as ``T.append("tile")`` is, not a wrapper of ``T``; ``+=`` and
+    # ``|=`` and ``.extend`` alike. A sum with a number, or whose other side is another
+    # name, is no extension of a collection.
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("qplug", {"q": "qplug.config"}),
+        "qplug/__init__.py": "",
+        "qplug/config.py": CONFIG,
+    }
+    model = "vllm.config.model"
+    assert _inventory(tmp_path, files) == [
+        (4, f"{model}._SUPPORTED_QUANT", "'tile'", "registry", "<expr>"),
+        (5, f"{model}._FROZEN_KINDS", "'tile'", "registry", "<expr>"),
+        (5, f"{model}._FROZEN_KINDS", "'tile8'", "registry", "<expr>"),
+        (6, f"{model}._OVERRIDES", "'tile'", "registry", "<expr>"),
+        (7, f"{model}._ORDER", "'tile'", "registry", "<expr>"),
+        (8, f"{model}._TABLE", "'fp8'", "registry", "<expr>"),
+        (9, f"{model}._LIMIT", None, "wrapper", "<expr>"),
+        (10, f"{model}._NAME", None, "assignment", "<expr>"),
+        (
+            11,
+            "vllm.model_executor.layers.quantization.QUANTIZATION_METHODS",
+            "'tile'",
+            "registry",
+            "<expr>",
+        ),
+        (12, f"{model}._ORDER", "'tile4'", "registry", "<expr>"),
+        (12, f"{model}._ORDER", "'tile8'", "registry", "<expr>"),
+        (13, f"{model}._ORDER", "EXTRA", "registry", "<expr>"),
+    ]
