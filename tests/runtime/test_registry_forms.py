@@ -164,3 +164,44 @@ def test_a_collection_extended_by_concatenation_is_a_registry_entry_per_item(
         (12, f"{model}._ORDER", "'tile8'", "registry", "<expr>"),
         (13, f"{model}._ORDER", "EXTRA", "registry", "<expr>"),
     ]
+
+
+PLATFORM = """from vllm.platforms import cuda
+
+_FA = "vllm.v1.attention.backends.flash_attn.FlashAttentionBackend"
+
+
+def register():
+    target = next(k for k in cuda.CudaPlatform.__mro__ if "get_attn_backend_cls" in k.__dict__)
+    orig = target.__dict__["get_attn_backend_cls"].__func__
+
+    def get_attn_backend_cls(cls, *args, **kwargs):
+        path = orig(cls, *args, **kwargs)
+        return "qplug.backend.Backend" if path == _FA else path
+
+    target.get_attn_backend_cls = classmethod(get_attn_backend_cls)
+
+
+def adopt(runner):
+    chosen = next(k for k in runner.__class__.__mro__ if k.__name__ == "GPUModelRunner")
+    chosen.execute_model = None
+"""
+
+
+def test_a_class_drawn_from_an_upstream_class_mro_is_patched_as_that_class(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # ``target = next(k for k in cuda.CudaPlatform.__mro__ if "f" in k.__dict__)`` is the
+    # class of CudaPlatform's method resolution order that defines ``f``: setting ``f``
+    # on it changes what ``CudaPlatform.f`` reads, so the patch is named after
+    # CudaPlatform; it was not listed. A class drawn from an object handed in at run time
+    # names nothing.
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("qplug", {"q": "qplug.platform:register"}),
+        "qplug/__init__.py": "",
+        "qplug/platform.py": PLATFORM,
+    }
+    assert [entry[:2] for entry in _inventory(tmp_path, files)] == [
+        (14, "vllm.platforms.cuda.CudaPlatform.get_attn_backend_cls")
+    ]
