@@ -68,3 +68,28 @@ def test_a_single_module_plugin_is_named_as_a_module_not_a_missing_package(
         "traceplug/__init__.py in the copy (the import name stays traceplug), then pass "
         "the copy as --plugin\n",
     )
+
+
+def test_a_single_module_in_a_src_layout_is_named_as_a_module(cli, tmp_path: Path) -> None:
+    # A pytest plugin published as one module under src/ (a pytest11 entry point naming
+    # the module, setuptools finding it in src/) was told the package "is not under" the
+    # directory, with the advice to pass the directory holding the package: it had been.
+    plugin = tmp_path / "pytest_retry-1.0"
+    (plugin / "src").mkdir(parents=True)
+    (plugin / "pyproject.toml").write_text(
+        '[project]\nname = "pytest-retry"\nversion = "1.0"\n'
+        'entry-points.pytest11.retry = "pytest_retry"\n'
+    )
+    (plugin / "src" / "pytest_retry.py").write_text("import _pytest.runner as runner\n")
+    run = cli("runtime", "inventory", "--plugin", str(plugin), "--package", "pytest_retry")
+    module = plugin / "src" / "pytest_retry.py"
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: the plugin package pytest_retry is not under {plugin / 'src'}: "
+        f"{module} is a single module, and the runtime commands read a package (a directory "
+        "with its __init__.py)\n"
+        "  hint: to read the module, copy the plugin and move pytest_retry.py to "
+        "pytest_retry/__init__.py in the copy (the import name stays pytest_retry), then "
+        "pass the copy as --plugin\n",
+    )

@@ -194,6 +194,10 @@ def resolve_settings(
         # a src layout, or the folder the project files name: the package is under DIR/src
         # (DIR/python, ...), its project files in DIR
         holding = [d for d in source_dirs(root) if (d / name.split(".")[0]).is_dir()]
+        # a single module there (py-modules in a src layout) is told as one, below
+        holding = holding or [
+            d for d in source_dirs(root) if (d / (name.replace(".", "/") + ".py")).is_file()
+        ]
         root = holding[0] if holding else root
     if not (root / name.replace(".", "/")).is_dir() and (data := _wheel_data(root, name)):
         root = data  # an unpacked wheel: the package under NAME.data/purelib, .dist-info in DIR

@@ -27,7 +27,11 @@ file scanner.
   ``name`` of the function's module, and is named after it (``vllm.x.name``);
 - registry and dict mutation: ``TABLE[key] = v``, ``TABLE.update({...})``,
   ``REGISTRY.register(key, v)``, and ``LIST.append(v)`` / ``SET.add(v)`` (one argument, the
-  key its source text) on upstream objects;
+  key its source text) on upstream objects; ``LIST.extend([...])``, ``T = T + (...)``,
+  ``T = T | frozenset({...})``, ``T += (...)``, ``T |= {...}`` (one entry per item of the
+  collection literal added, as ``append`` gives); not ``Class.register(Other)``, an ABC's
+  virtual subclass (:func:`_virtual_subclass`): upstream's names and registries stay as they
+  were;
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
   is the computed-key form: target ``sys.modules``, key its source text); a key naming
   only the plugin's own modules is no entry (:mod:`.own_modules`);
@@ -39,8 +43,9 @@ file scanner.
   whose name is a parameter too, named after the (object, literal) pairs each call passes;
 - removal from an upstream registry: ``del TABLE[key]``, ``del module.attr``,
   ``TABLE.pop(key)``, ``.remove(x)``, ``.discard(x)`` (replacement ``<removed>``); and
-  ``del sys.modules[name]`` (the module is imported afresh: a *sys-modules* entry, replacement
-  ``<removed>``).
+  ``del sys.modules[name]`` and ``sys.modules.pop(name, None)`` (the module is imported
+  afresh: a *sys-modules* entry, replacement ``<removed>``), in a loop or a comprehension
+  alike.
 
 ``X.update(...)`` is a registry entry only in the form of a dict's ``update`` (one mapping
 or iterable, and keywords): ``jax.config.update("name", value)`` or ``nnx.update(model,
@@ -50,7 +55,7 @@ state)`` is a call of a library function, not a patch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -263,6 +268,10 @@ class AssignmentForms(ParameterForms):
                 )  # fmt: skip
                 self.unnamed_wrapper(target.value, target.attr, value, stmt.lineno, scope)
                 return
+            added = _extended(value, lambda side: names.dotted(side, table), bound.dotted)
+            if added:
+                self.extension(bound, added, stmt.lineno, conds, scope, table)
+                return
             replacement, descriptors, refs = self.describe(value, table)
             mechanism = Mechanism.ASSIGNMENT
             if bound.dotted in refs or self.wraps(replacement, bound.dotted):
@@ -272,6 +281,48 @@ class AssignmentForms(ParameterForms):
             )
         elif isinstance(target, ast.Subscript):
             self.item_assignment(target, value, stmt, conds, scope, table)
+
+    def extension(
+        self,
+        bound: names.Binding,
+        added: list[ast.expr],
+        line: int,
+        conds: Any,
+        scope: str,
+        table: Table,
+    ) -> None:
+        """A *registry* entry per item ``added`` puts into the upstream collection
+        ``bound`` (``T = T + ("a",)``, ``T |= {"a": f}``, ``T.extend(["a"])``): the key each
+        item's source text, as for ``LIST.append(item)``; the collection's other items are
+        upstream's."""
+        for item in added:
+            replacement = self.describe(item, table)[0]
+            self.upstream_entry(
+                conds, line, scope, bound, Mechanism.REGISTRY, replacement, key=ast.unparse(item)
+            )
+
+    def augmented(self, stmt: ast.AugAssign, conds: Any, scope: str, table: Table) -> None:
+        """Entries for ``T += items`` / ``T |= items`` (a collection literal) on an upstream
+        collection or an item of an upstream registry (:meth:`extension`); on a name
+        imported from upstream only ``+= [...]``, which extends upstream's list in place
+        (a tuple's ``+=`` binds the plugin's own name to a new one)."""
+        items = _items(stmt.value)
+        if not isinstance(stmt.op, _EXTENDING) or not items:
+            return
+        target = stmt.target
+        if isinstance(target, ast.Name) and not isinstance(stmt.value, ast.List):
+            return
+        bound = self.external(target, table)
+        if bound is not None:
+            self.extension(bound, items, stmt.lineno, conds, scope, table)
+            return
+        if isinstance(target, ast.Subscript):  # REGISTRY["key"] += (...)
+            bound = self.external(target.value, table)
+            if bound is not None:
+                self.upstream_entry(
+                    conds, stmt.lineno, scope, bound, Mechanism.REGISTRY,
+                    self.describe(stmt.value, table)[0], key=ast.unparse(target.slice),
+                )  # fmt: skip
 
     def item_assignment(
         self,
@@ -348,12 +399,26 @@ class AssignmentForms(ParameterForms):
         if not isinstance(func, ast.Attribute) or func.attr not in (
             "update",
             "register",
+            "extend",
             *removing,
             *adding,
         ):
             return
         bound = self.external(func.value, table)
-        if bound is None or bound.dotted == "sys.modules":
+        if bound is not None and bound.dotted == "sys.modules":
+            if func.attr == "pop" and node.args:  # as ``del sys.modules[name]``
+                self.sys_modules_item(node.args[0], "<removed>", node.lineno, conds, scope, table)
+            return
+        if bound is None:
+            return
+        if func.attr == "register" and _virtual_subclass(node, bound.dotted):
+            return  # Class.register(Other): an ABC's virtual subclass, upstream unchanged
+        if func.attr == "extend":
+            items = _items(node.args[0]) if len(node.args) == 1 and not node.keywords else None
+            if items:  # list.extend(["a", "b"])
+                self.extension(bound, items, node.lineno, conds, scope, table)
+            elif len(node.args) == 1 and not node.keywords:
+                self.extension(bound, node.args, node.lineno, conds, scope, table)
             return
         if func.attr in adding:
             if len(node.args) == 1 and not node.keywords:  # list.append(x), set.add(x)
@@ -590,6 +655,73 @@ class AssignmentForms(ParameterForms):
             replacement, original, self.module, self.is_package, self.bindings,
             self.module_table, self._defs,
         )  # fmt: skip
+
+
+#: The operators that extend a collection by another: ``tuple + tuple``, ``set | set``,
+#: ``dict | dict`` (and their augmented forms).
+_EXTENDING = (ast.Add, ast.BitOr)
+
+
+def _extended(
+    value: ast.expr, read: Callable[[ast.expr], names.Binding | None], target: str
+) -> list[ast.expr] | None:
+    """The items ``target = value`` adds to the collection ``target`` when ``value`` is
+    ``target + items`` or ``target | items`` (either side; ``read``: the binding of an
+    expression; ``items`` a collection literal, :func:`_items`), else ``None``: the rest
+    of the collection is upstream's own, so the assignment extends a registry rather than
+    wrapping an original."""
+    if not isinstance(value, ast.BinOp) or not isinstance(value.op, _EXTENDING):
+        return None
+    for side, other in ((value.left, value.right), (value.right, value.left)):
+        if isinstance(side, (ast.Name, ast.Attribute)):
+            bound = read(side)
+            if bound is not None and bound.dotted == target:
+                return _items(other)
+    return None
+
+
+def _items(added: ast.expr) -> list[ast.expr] | None:
+    """The items a collection literal adds, each as written: a tuple's, list's or set's
+    elements, a dict's keys (``**rest`` as itself), those of the literal inside
+    ``frozenset({...})`` or ``tuple([...])``; ``None`` for anything else (a number, a
+    name: nothing tells it is a collection)."""
+    if (
+        isinstance(added, ast.Call)
+        and isinstance(added.func, ast.Name)
+        and added.func.id in ("frozenset", "set", "tuple", "list")
+        and len(added.args) == 1
+        and not added.keywords
+    ):
+        return _items(added.args[0])
+    if isinstance(added, (ast.Tuple, ast.List, ast.Set)):
+        return list(added.elts)
+    if isinstance(added, ast.Dict):
+        return [k if k is not None else v for k, v in zip(added.keys, added.values)]
+    return None
+
+
+def _class_name(name: str) -> bool:
+    """Whether ``name`` is spelled as a class is (``CapWords``: ``QuantizationConfig``,
+    not ``REGISTRY`` or ``registry``)."""
+    return name[:1].isupper() and not name.isupper()
+
+
+def _virtual_subclass(node: ast.Call, receiver: str) -> bool:
+    """Whether ``receiver.register(...)`` has the form of :meth:`abc.ABCMeta.register`: a
+    class (``receiver`` spelled as one) given one class and nothing else. It makes the
+    class a virtual subclass for ``isinstance``; no upstream name or registry item
+    changes, so it is no registry entry (``REGISTRY.register(key, value)`` and
+    ``registry.register(Class)`` on an instance still are)."""
+    if len(node.args) != 1 or node.keywords:
+        return False
+    argument = node.args[0]
+    if isinstance(argument, ast.Name):
+        name = argument.id
+    elif isinstance(argument, ast.Attribute):
+        name = argument.attr
+    else:
+        return False
+    return _class_name(receiver.rpartition(".")[2]) and _class_name(name)
 
 
 def _dict_update(node: ast.Call) -> bool:

@@ -321,6 +321,8 @@ class _Scanner(AssignmentForms):
             return
         if isinstance(stmt, ast.Delete):
             self.removal(stmt, conds, scope, table)
+        if isinstance(stmt, ast.AugAssign):
+            self.augmented(stmt, conds, scope, table)
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:

@@ -20,6 +20,7 @@ Only the patch directory is read, as ASTs; upstream is read through
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 from collections import defaultdict
@@ -46,7 +47,13 @@ from patchkeeper.runtime.model import Mechanism, PatchEntry
 from patchkeeper.runtime.store.cache import SummaryCache
 from patchkeeper.runtime.syntax.gates import Gate, evaluate, gate_edit, versions_named
 from patchkeeper.runtime.syntax.parsing import parse_file
-from patchkeeper.runtime.syntax.references import PatchFileFacts, for_roots, tree_facts
+from patchkeeper.runtime.syntax.references import (
+    PatchFileFacts,
+    cut_off,
+    for_roots,
+    patches_cut_off,
+    tree_facts,
+)
 from patchkeeper.runtime.syntax.unparse import negated
 
 #: The name the cross-checks' findings and gates are kept under in the audit's memory.
@@ -202,13 +209,17 @@ def broken_references(
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     facts: dict[str, PatchFileFacts] | None = None,
+    patching: frozenset[tuple[str, int]] | None = None,
 ) -> list[Finding]:
     """Upstream names the plugin uses that the old release defines and the new one does
     not, a ``breaks-at-import`` or ``breaks-when-called`` finding each (``guarded-gone``
     for a use whose ``try`` catches the error: the code after it stops running), its
     message beginning with the name (``files``: ``(path, relative, module, is_package)``;
     ``patched``: targets the plugin itself installs, which need not exist upstream;
-    ``facts``: the files' :func:`read_patch_files`, read here when not given)."""
+    ``facts``: the files' :func:`read_patch_files`, read here when not given;
+    ``patching``: the ``(file, line)`` of every patch entry, when known: a guarded use
+    whose failure stops none of them is said to lose no patch,
+    :func:`~patchkeeper.runtime.syntax.references.cut_off`)."""
     old_tree, new_tree = trees
     if facts is None:
         facts = read_patch_files(files, tuple(new_tree.packages))
@@ -227,19 +238,54 @@ def broken_references(
     old = resolve_all(old_tree, gone, lambda _t: False)
     existed = [t for t in gone if old[t].status == FOUND and not old[t].partial]
     where = resolve_all(new_tree, existed)
+    paths = {relative: path for path, relative, *_ in files}
+    parsed: dict[str, ast.AST | None] = {}
+
+    def spans(ref: _Reference) -> tuple[tuple[int, int], ...]:
+        """What stops running when the guarded use ``ref`` fails (:func:`cut_off`)."""
+        if ref.file not in parsed:
+            path = paths[ref.file]
+            try:
+                parsed[ref.file] = parse_file(path.read_bytes(), str(path))
+            except (SyntaxError, ValueError, OSError):
+                parsed[ref.file] = None
+        tree = parsed[ref.file]
+        return cut_off(tree, ref.line, ref.guard) if tree is not None else ()
+
     out = []
-    seen: set[tuple[str, str, bool]] = set()  # a guarded use does not hide one that breaks
+    # A guarded use does not hide one that breaks, nor a probe (a ``try`` whose failure
+    # stops no patch) one whose failure stops patches.
+    seen: set[tuple[str, str, str]] = set()
     for ref in references:
-        if ref.dotted in unknown and (ref.dotted, ref.file, False) not in seen:
-            seen.add((ref.dotted, ref.file, False))
+        if ref.dotted in unknown and (ref.dotted, ref.file, "") not in seen:
+            seen.add((ref.dotted, ref.file, ""))
             fact = unparsed_fact(unknown[ref.dotted], "new", ref.dotted)
             out.append(Finding(UPSTREAM_UNPARSED, ref.file, ref.line, fact, unparsed_fix()))
             continue
-        if ref.dotted not in where or (ref.dotted, ref.file, bool(ref.guard)) in seen:
+        if ref.dotted not in where:
             continue
-        seen.add((ref.dotted, ref.file, bool(ref.guard)))
+        probe = bool(ref.guard) and patching is not None
+        probe = probe and not patches_cut_off(patching or frozenset(), ref.file, spans(ref))
+        how = "" if not ref.guard else "probe" if probe else "guarded"
+        if (ref.dotted, ref.file, how) in seen:
+            continue
+        seen.add((ref.dotted, ref.file, how))
         found = where[ref.dotted]
         moved = f"; now defined at {', '.join(found.candidates[:3])}" if found.candidates else ""
+        if probe:
+            out.append(
+                Finding(
+                    "guarded-gone",
+                    ref.file,
+                    ref.line,
+                    f"{ref.dotted} is gone from the new upstream: the `except` at line "
+                    f"{ref.guard} catches the error, so the rest of its `try` no longer runs; "
+                    f"it holds no patch, so only what it imports or defines is missing{moved}",
+                    "use the name where the new upstream defines it, or drop the import if "
+                    "the plugin no longer needs it",
+                )
+            )
+            continue
         if ref.guard:
             out.append(
                 Finding(
@@ -302,18 +348,21 @@ def remembered_checks(
     trees: tuple[UpstreamTree, UpstreamTree],
     patched: set[str],
     versions: tuple[str, str],
+    patching: frozenset[tuple[str, int]] | None = None,
 ) -> tuple[list[Finding], tuple[Gate, ...]]:
     """:func:`broken_references` and :func:`version_gates`, remembered in ``store`` (the
     audit's memory, :class:`~patchkeeper.runtime.judge.memory.AuditMemory`: per pair of
-    tree roots) under a digest of the patch files' bytes, the patched targets and the
-    versions. ``patch_files``: each file of the patch directory with
-    the facts the plugin's scan read of it
+    tree roots) under a digest of the patch files' bytes, the patched targets, the places
+    of the patches (``patching``, as for :func:`broken_references`) and the versions.
+    ``patch_files``: each file of the patch directory with the facts the plugin's scan
+    read of it
     (:attr:`~patchkeeper.runtime.inventory.plugin.PluginReading.patch_files`); a file
     without them (or scanned under another path) is parsed here."""
     files: list[tuple[Path, str, str, bool]] = [patch for patch, _facts in patch_files]
     material = (
         versions,
         sorted(patched),
+        sorted(patching) if patching is not None else None,
         [(relative, _digest(path)) for path, relative, *_ in files],
     )
     digest = hashlib.sha256(repr(material).encode()).hexdigest()
@@ -330,7 +379,7 @@ def remembered_checks(
         ):
             known[patch.relative] = for_roots(scanned.references, roots)
     facts = read_patch_files(files, roots, known)  # the others parsed, one parse per file
-    broken = broken_references(files, trees, patched, facts)
+    broken = broken_references(files, trees, patched, facts, patching)
     gates = version_gates(files, versions, facts)
     store.put_value(CROSSCHECK, digest, ([astuple(f) for f in broken], [astuple(g) for g in gates]))
     return broken, gates

@@ -212,7 +212,8 @@ def judge_entries(
     # the patch files (once the judging has stopped it, a new pool had to start for them).
     patch_files = reading.patch_files
     patched = {e.target for e in entries}
-    broken, gates = remembered_checks(memory.store, patch_files, trees, patched, versions)
+    patching = frozenset((e.file, e.line) for e in entries)
+    broken, gates = remembered_checks(memory.store, patch_files, trees, patched, versions, patching)
     assessed = []
     # On every core (forked workers reading the parsed trees); the stores are written here.
     # The entries of one upstream module go to one worker: the modules the judges parse

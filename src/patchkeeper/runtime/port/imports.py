@@ -27,7 +27,7 @@ from patchkeeper.runtime.lookup.resolve import MOVED, defined_statically, resolv
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.results import LEFT, RETARGETED, PortedEntry
-from patchkeeper.runtime.syntax.references import guard_line, guards
+from patchkeeper.runtime.syntax.references import cut_off, guard_line, guards, patches_cut_off
 
 #: The decision word of the entries this module adds to port's report.
 IMPORT = "import"
@@ -90,12 +90,18 @@ def retarget_import(edits: Edits, file: str, old_module: str, new_module: str, s
 
 
 def helper_imports(
-    files: list[str], trees: tuple[UpstreamTree, UpstreamTree], edits: Edits, new: str
+    files: list[str],
+    trees: tuple[UpstreamTree, UpstreamTree],
+    edits: Edits,
+    new: str,
+    patching: frozenset[tuple[str, int]] = frozenset(),
 ) -> list[PortedEntry]:
     """Every ``from M import name`` of ``files`` (upstream modules only) that the old
     release resolves and the new one does not: rewritten to the one module of the new
     release that defines the name (``retargeted``), else left by hand with where the name
-    went; ``new`` names the new release in the report."""
+    went; ``new`` names the new release in the report (``patching``: the ``(file, line)``
+    of every patch entry, which tells a ``try`` that loses patches from one that does not,
+    :func:`_caught_by`)."""
     out: list[PortedEntry] = []
     for file in files:
         lines = edits.original(file)
@@ -105,7 +111,10 @@ def helper_imports(
             continue
         guarded = guards(tree)
         for node in ast.walk(tree):
-            caught = _caught_by(guard_line(node, guarded), new)
+            line = guard_line(node, guarded)
+            at = getattr(node, "lineno", 0)
+            cut = bool(line) and patches_cut_off(patching, file, cut_off(tree, at, line))
+            caught = _caught_by(line, new, cut)
             if isinstance(node, ast.Import):
                 out += _module_import(file, node, trees, edits, new, caught)
                 continue
@@ -117,11 +126,17 @@ def helper_imports(
     return out
 
 
-def _caught_by(line: int, new: str) -> str:
+def _caught_by(line: int, new: str, cut: bool = True) -> str:
     """What a failing import does at the release ``new`` when the ``except`` at ``line``
-    catches it (``0``: none does, the plugin breaks): the words the report gives for it."""
+    catches it (``0``: none does, the plugin breaks): the words the report gives for it
+    (``cut``: whether a patch stops running then, :func:`.references.cut_off`)."""
     if not line:
         return f"breaks at {new}"
+    if not cut:
+        return (
+            f"fails at {new}, its `except` at line {line} catching that (no patch stops "
+            "running: only the names the `try` imports are missing)"
+        )
     return (
         f"fails at {new}, its `except` at line {line} catching that (what the rest of the "
         "`try` patches is no longer patched)"

@@ -289,7 +289,8 @@ def port_plan(
         else:
             done.append(replace(base, detail=item.drift.evidence[0]))
     label = release_label(result.new, trees[1].root)
-    done += helper_imports(sorted(_patch_files(result, tree)), trees, edits, label)
+    patching = frozenset((e.entry.file, e.entry.line) for e in result.entries)
+    done += helper_imports(sorted(_patch_files(result, tree)), trees, edits, label, patching)
     done += _gates(result, edits, versions[1])
     done += _headers(result, new_version, label, edits, done)
     return done, edits.result()

@@ -73,7 +73,8 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
 
     ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``;
     ``getattr(m, "Cls")`` and ``getattr(m, "Cls", None)`` (the builtin, not rebound) to
-    ``m.Cls``.
+    ``m.Cls``; ``next(k for k in m.Cls.__mro__ if ...)`` to ``m.Cls``
+    (:func:`_drawn_from_mro`).
     """
     if isinstance(expr, ast.Name):
         return table.get(expr.id)
@@ -86,6 +87,9 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
         base = dotted(expr.args[0], table)
         attr = str(cast(ast.Constant, expr.args[1]).value)
         return None if base is None else Binding(f"{base.dotted}.{attr}", base.module)
+    drawn = _drawn_from_mro(expr, table)
+    if drawn is not None:
+        return dotted(drawn, table)
     if (
         isinstance(expr, ast.Call)
         and expr.args
@@ -164,6 +168,40 @@ def isinstance_call(node: ast.AST) -> ast.Call | None:
     ):
         return node
     return None
+
+
+def _drawn_from_mro(expr: ast.expr, table: Table) -> ast.expr | None:
+    """``Cls`` when ``expr`` is ``next(k for k in Cls.__mro__ if ...)`` (the builtin
+    ``next``, not rebound): the class of ``Cls``'s method resolution order that defines
+    something, whose attribute set is what ``Cls.attr`` then reads, so a patch of it is
+    named after ``Cls``; ``None`` for anything else.
+
+    >>> tree = ast.parse('next(k for k in C.__mro__ if "f" in k.__dict__)', mode="eval")
+    >>> ast.unparse(_drawn_from_mro(tree.body, {}))
+    'C'
+    """
+    if not (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "next"
+        and "next" not in table
+        and expr.args
+        and isinstance(expr.args[0], ast.GeneratorExp)
+    ):
+        return None
+    generator = expr.args[0]
+    if len(generator.generators) != 1:
+        return None
+    loop = generator.generators[0]
+    if not (
+        isinstance(loop.target, ast.Name)
+        and isinstance(generator.elt, ast.Name)
+        and generator.elt.id == loop.target.id
+        and isinstance(loop.iter, ast.Attribute)
+        and loop.iter.attr == "__mro__"
+    ):
+        return None
+    return loop.iter.value
 
 
 def _is_getattr(expr: ast.Call, table: Table) -> bool:

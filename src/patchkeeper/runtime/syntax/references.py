@@ -11,7 +11,7 @@ that tree, for every top-level package (the audit keeps the upstream ones:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.astwalk import append_children, nodes, scoped_nodes
@@ -93,6 +93,49 @@ def guard_line(node: ast.AST, table: dict[int, list[tuple[set[str], int]]]) -> i
         if _ANY in names_caught or names_caught & catches:
             return line
     return 0
+
+
+def cut_off(tree: ast.AST, line: int, guard: int) -> tuple[tuple[int, int], ...]:
+    """The line spans that stop running when the use of a name at ``line`` fails inside a
+    ``try`` and its ``except`` at line ``guard`` catches that: the rest of the ``try`` body,
+    its ``else``, and, when the handler leaves (``return``, ``continue``, ``break``), what
+    follows the ``try`` up to the end of the function or loop around it. None when no
+    such ``try`` is found."""
+    around: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.While)):
+            around.append(node)
+        if not isinstance(node, _TRY):
+            continue
+        handler = next((h for h in node.handlers if h.lineno == guard), None)
+        if handler is None or not node.body or node.lineno > line:
+            continue
+        spans = [(line + 1, guard - 1)]
+        if node.orelse:
+            spans.append((node.orelse[0].lineno, node.orelse[-1].end_lineno or guard))
+        leaves = (ast.Return, ast.Continue, ast.Break)
+        if any(isinstance(stmt, leaves) for stmt in handler.body):
+            last = node.end_lineno or guard
+            enclosing = [
+                getattr(a, "end_lineno", None) or last
+                for a in around
+                if getattr(a, "lineno", 0) < node.lineno <= (getattr(a, "end_lineno", 0) or 0)
+            ]
+            spans.append((last + 1, min(enclosing) if enclosing else last))
+        return tuple(spans)
+    return ()
+
+
+def patches_cut_off(
+    patching: Collection[tuple[str, int]], file: str, spans: tuple[tuple[int, int], ...]
+) -> bool:
+    """Whether a patch of ``file`` (``patching``: the ``(file, line)`` of every patch entry)
+    lies in one of ``spans`` (:func:`cut_off`): what stops being patched when the ``try``
+    fails. With none, only the names the ``try`` imports or defines are missing. No span
+    (the ``try`` not found) counts as cutting a patch off."""
+    if not spans:
+        return True
+    return any(f == file and start <= at <= end for f, at in patching for start, end in spans)
 
 
 def tree_facts(
