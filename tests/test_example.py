@@ -50,3 +50,26 @@ def test_no_configuration_found_says_so(cli, tmp_path) -> None:
         "  hint: run patchkeeper in the downstream (or pass -C DIR or --config FILE); the "
         "manual's configuration page (docs/configuration.md) shows the keys",
     ]
+
+
+def test_the_paperwork_pages_example_prints_what_the_page_shows(cli, example: Example) -> None:
+    # docs/commands/paperwork.md, "ledger, lint, retire": the commands as printed there.
+    why = "minihttp #12 is in 1.1"
+    commands = [
+        ["ledger"],
+        ["ledger", "--check"],
+        ["lint"],
+        ["retire", "retry-backoff-cap", "--at", "1.1", "--why", why],
+    ]
+    runs = [cli(*args, cwd=example.downstream) for args in commands]
+    assert [(run.code, run.out, run.err) for run in runs] == [
+        (0, "PATCHES.md: the ledger is current (7 rows)\n", ""),
+        (0, "PATCHES.md: the ledger is current (7 rows)\n", ""),
+        (0, "no problems in 7 patches\n", ""),
+        (
+            0,
+            "retired retry-backoff-cap at 1.1: removed patches/retry-backoff-cap.patch; took it "
+            "out of patches/series; recorded in PATCHES.md\n",
+            "",
+        ),
+    ]
