@@ -140,3 +140,32 @@ def test_getting_started_shows_the_readme_set_up_commands() -> None:
     manual = block.search((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8"))
     assert readme is not None and manual is not None
     assert manual.group(1) == readme.group(1)
+
+
+def test_the_readme_states_cpythons_own_ctrl_c_exits_at_start_up(tmp_path: Path) -> None:
+    """A SIGINT while CPython still loads ``site`` (here raised from a ``sitecustomize``
+    module) ends it with exit 1 and a fatal error; one once it has started, with a traceback
+    and 130 (killed by SIGINT): the README's sentence names both."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os, signal\nos.kill(os.getpid(), signal.SIGINT)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(tmp_path)}
+    env.pop("PYTHONSAFEPATH", None)
+    at_site = subprocess.run(
+        [sys.executable, "-c", "pass"], env=env, capture_output=True, text=True, check=False
+    )
+    assert at_site.returncode == 1
+    assert "Fatal Python error: init_import_site" in at_site.stderr
+    started = subprocess.run(
+        [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGINT)"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert started.returncode == -2
+    assert started.stderr.splitlines()[-1] == "KeyboardInterrupt"
+    readme = " ".join((REPO / "README.md").read_text().split())
+    assert (
+        "(before patchkeeper's code runs, CPython's own handling: a traceback and 130, or exit 1"
+        ' and "Fatal Python error" while it loads `site`)'
+    ) in readme

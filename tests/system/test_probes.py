@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -48,3 +49,43 @@ def test_a_probe_that_does_not_finish_in_time() -> None:
         run_probe(sys.executable, ["-c", "import time; time.sleep(30)"], WORDS, timeout=0.5)
     assert raised.value.message == "the probe took more than 0.5 s"
     assert raised.value.hint == "raise --timeout"
+
+
+@pytest.mark.parametrize(
+    ("program", "answered"),
+    [
+        ("/bin/sh", "{shell}, exit 2"),
+        ("/bin/echo", "\"-c print('PK''PY')\", exit 0"),
+        ("garbage", "'hello there', exit 0"),
+    ],
+)
+def test_a_program_that_is_not_python_is_told_so(
+    tmp_path: Path, program: str, answered: str
+) -> None:
+    """A shell, ``echo`` or a script that prints something else is refused before the probe's
+    Python source is handed to it, quoting what it answered to ``-c "print('PK''PY')"``."""
+    if program == "garbage":
+        program = str(tmp_path / "python")
+        Path(program).write_text("#!/bin/sh\necho 'hello there'\n")
+        Path(program).chmod(0o755)
+    # the shell's own words for the syntax error (dash: 'Syntax error: word unexpected')
+    said = subprocess.run(["/bin/sh", "-c", "print('PK''PY')"], capture_output=True, text=True)
+    answered = answered.format(shell=repr(said.stderr.strip()))
+    marker = tmp_path / "ran"
+    with pytest.raises(TargetError) as raised:
+        run_probe(program, ["-c", f"touch {marker}"], WORDS, timeout=60)
+    assert str(raised.value) == (
+        f"{program} is not a Python interpreter (it answered {answered})\n"
+        "  hint: pass --python the environment's Python executable, such as .venv/bin/python"
+    )
+    assert not marker.exists()
+
+
+def test_a_python_that_fails_is_left_to_the_probe(tmp_path: Path) -> None:
+    """An interpreter whose answer speaks of Python (a broken one) is run, and its failure
+    reported by the probe's caller."""
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho 'Fatal Python error: init_fs_encoding' >&2\nexit 1\n")
+    python.chmod(0o755)
+    done = run_probe(python, ["-c", "pass"], WORDS, timeout=60)
+    assert (done.returncode, done.stderr) == (1, "Fatal Python error: init_fs_encoding\n")

@@ -68,6 +68,7 @@ class Rule(WordEnum):
     NEW_PLACES = "new-places"  # the text it rewrites is at more places in the new release
     # upstreamed, left to a person
     FITS_ELSEWHERE = "fits-elsewhere"  # its one line is there, its context fits elsewhere too
+    MIXED_ENDINGS = "mixed-endings"  # its hunk lines mix CRLF and LF: apply refuses it
     # the patch file
     UNREADABLE = "unreadable"  # the patch file cannot be read
     # the upgrade horizon (a version range)

@@ -122,7 +122,7 @@ from patchkeeper.series.filekinds import (
     primary_kind,
 )
 from patchkeeper.series.hunk_evidence import FileFailure, failure_evidence
-from patchkeeper.series.hunks import locate, patch_lines
+from patchkeeper.series.hunks import MixedEndings, locate, mixed_endings, patch_lines
 from patchkeeper.series.model import ADDED, REMOVED, FileDiff, Hunk, Patch
 from patchkeeper.series.substantive_lines import (
     added_by_path,
@@ -212,6 +212,11 @@ class PatchVerdict:
             evidence that its context also fits another place of the file at fuzz 1 or 2,
             where the line is not (:func:`_fits_elsewhere`): quilt would apply it there, so
             a person decides (*look*); ``""`` otherwise.
+        endings: for an *upstreamed* patch, where a hunk's lines mix CRLF and LF line
+            endings (:func:`patchkeeper.series.hunks.mixed_endings`, lint's PK306): apply
+            refuses such a hunk against a file of one line ending, at the pin as at the new
+            release, so the evidence read with the endings set aside does not justify a
+            retire (*look*); ``""`` otherwise.
         not_at_pin: for a *target gone* patch, a file it changes that neither the old pin's
             tree nor the new release has (:func:`_absent_at_pin`): the series does not apply
             at its pin, so the patch cannot be judged (*look*); for a patch of another
@@ -273,6 +278,7 @@ class PatchVerdict:
     unreadable: str = ""
     lands: str = ""
     elsewhere: str = ""
+    endings: str = ""
     not_at_pin: str = ""
     imports_gone: str = ""
     new_places: str = ""
@@ -2493,6 +2499,12 @@ def plainly_upstream(verdict: PatchVerdict) -> bool:
     return action_of(verdict)[:2] == (RETIRE, UPSTREAM_HAS_IT)
 
 
+#: Why a patch whose hunk lines mix CRLF and LF is looked at, not retired.
+MIXED_ENDINGS_REASON = (
+    "apply refuses its mixed line endings; convert it to LF (dos2unix) and audit it again"
+)
+
+
 def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     """What to do with a patch, why in a few words, and the rule that decided it:
     ``(action, reason, rule)``. The rule is the verdict's own (:attr:`PatchVerdict.rule`)
@@ -2510,6 +2522,9 @@ def action_of(verdict: PatchVerdict) -> tuple[str, str, str]:
     if verdict.taken_at is not None and verdict.verdict != UPSTREAMED:
         return LOOK, TAKEN_REVERTED_REASON, Rule.TAKEN_EARLIER
     if verdict.verdict == UPSTREAMED:
+        if verdict.endings:
+            # apply refuses the patch as it is: convert it, then audit it again
+            return LOOK, MIXED_ENDINGS_REASON, Rule.MIXED_ENDINGS
         if own == Rule.CHANGELOG_SUBJECT:
             # the evidence is the release notes, not the code: a backport may carry more
             # than upstream's commit of that name, so a person checks before it goes
@@ -2673,10 +2688,47 @@ def judge_unfinished(
     verdict = _with_pin_space(patch, verdict, ctx.pin)
     if verdict.verdict != UPSTREAMED:
         return verdict
+    mixed = _mixed_endings_at_pin(patch, ctx)
+    if mixed is not None:
+        endings = f"{mixed.words()}: apply refuses it (different line endings)"
+        verdict = replace(verdict, summary=f"{verdict.summary}; {endings}", endings=endings)
     elsewhere = _fits_elsewhere(ws, patch, verdict)
     if not elsewhere:
         return verdict
     return replace(verdict, summary=f"{verdict.summary}; {elsewhere}", elsewhere=elsewhere)
+
+
+def _mixed_endings_at_pin(patch: Patch, ctx: _Context) -> MixedEndings | None:
+    """The first hunk of ``patch`` whose lines mix CRLF and LF
+    (:func:`patchkeeper.series.hunks.mixed_endings`, lint's PK306) and whose pre-image the
+    old pin's file does not hold as it is, byte for byte: ``apply`` refuses that hunk at the
+    pin (a file whose lines mix their endings the same way takes it, as GNU patch does).
+    Without the pin's tree, every such hunk counts."""
+    for diff in patch.files:
+        for hunk in diff.hunks:
+            found = mixed_endings([(diff.path, [hunk])])
+            if found is None:
+                continue
+            state = ctx.pin.state(diff.old_path or diff.path) if ctx.pin is not None else None
+            if state is None or not _holds(state.lines, hunk.pre_image):
+                return found
+    return None
+
+
+def _holds(lines: Sequence[bytes], pattern: Sequence[bytes]) -> bool:
+    """Whether ``lines`` hold ``pattern`` as one run, as it is.
+
+    >>> _holds([b"a\\r\\n", b"b\\n", b"c\\n"], [b"a\\r\\n", b"b\\n"])
+    True
+    >>> _holds([b"a\\n", b"b\\n"], [b"a\\r\\n", b"b\\n"])
+    False
+    """
+    size = len(pattern)
+    first = pattern[0] if pattern else None
+    return any(
+        lines[start] == first and list(lines[start : start + size]) == list(pattern)
+        for start in range(len(lines) - size + 1)
+    )
 
 
 def _with_pin_space(patch: Patch, verdict: PatchVerdict, pin: TreeSearch | None) -> PatchVerdict:

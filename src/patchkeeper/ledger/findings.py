@@ -31,6 +31,7 @@ CODES: dict[str, str] = {
     "PK303": "the commit the patch names is not in the checkout",
     "PK304": "the patch cannot be parsed",
     "PK305": "the patch names a path apply refuses (outside the tree, or a name it cannot write)",
+    "PK306": "a hunk's lines mix CRLF and LF line endings (apply refuses it)",
     "PK401": "a patch reads an environment knob it does not register",
     "PK501": "an overlay's source directory is missing or empty",
     "PK502": "a vendored file differs from the pinned commit",

@@ -46,6 +46,7 @@ from patchkeeper.ledger.settings import HeaderSettings, LintSettings, header_set
 from patchkeeper.ledger.table import read_preamble
 from patchkeeper.series.cover_letter import is_cover_letter
 from patchkeeper.series.headers import Headers, parse_headers
+from patchkeeper.series.hunks import mixed_endings, mixed_endings_advice
 from patchkeeper.series.model import ADDED, Patch, Series, SeriesEntry
 from patchkeeper.series.parse import (
     compression,
@@ -487,6 +488,7 @@ def lint_patch(
     except PatchFormatError as exc:
         return _by_line([*findings, _parse_finding(exc, where)]), None
     findings += refused_path_findings(patch, where)
+    findings += mixed_endings_findings(patch, where)
     findings += check_knobs(patch, where, lsettings, registered, config.directory)
     if reexport is not None:
         findings += reexport(patch, where)
@@ -506,6 +508,21 @@ def refused_path_findings(patch: Patch, where: str) -> list[Finding]:
         )
         for diff, path, why in refused_paths(patch)
     ]
+
+
+def mixed_endings_findings(patch: Patch, where: str) -> list[Finding]:
+    """PK306 at the first line of ``patch`` where a hunk's line endings change between CRLF
+    and LF (:func:`~patchkeeper.series.hunks.mixed_endings`, the check ``audit`` makes):
+    ``apply`` refuses such a hunk against a file of one line ending."""
+    found = mixed_endings([(diff.path, diff.hunks) for diff in patch.files])
+    if found is None:
+        return []
+    message = (
+        f"hunk #{found.hunk} of {found.path} mixes line endings: {found.first} before this "
+        f"line, {found.then} here; apply refuses it against a file whose lines end alike "
+        "(different line endings)"
+    )
+    return [Finding("PK306", where, found.line, message, mixed_endings_advice(where))]
 
 
 def _by_line(findings: list[Finding]) -> list[Finding]:

@@ -22,6 +22,7 @@ line ending included.
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -690,6 +691,75 @@ def line_ending_style(lines: Sequence[bytes]) -> str:
     if len(styles) > 1:
         return "a mix of CRLF and LF"
     return styles.pop() if styles else "LF"
+
+
+def mixed_endings_advice(patch_file: str) -> str:
+    """What to do about a patch whose hunk lines mix CRLF and LF (lint's PK306, audit's rule
+    ``mixed-endings``), ``patch_file`` being the patch as the user names it.
+
+    >>> print(mixed_endings_advice("fix.patch"))
+    convert it to LF (dos2unix fix.patch, or sed -i 's/\\r$//' fix.patch), or regenerate it
+    """
+    name = shlex.quote(patch_file)
+    return f"convert it to LF (dos2unix {name}, or sed -i 's/\\r$//' {name}), or regenerate it"
+
+
+@dataclass(frozen=True)
+class MixedEndings:
+    """The first hunk of a patch whose lines, as ``apply`` compares them, mix CRLF and LF.
+
+    Attributes:
+        path: the file the hunk changes.
+        hunk: the hunk's number in its file diff (``#2``).
+        line: the patch file's line where the ending changes.
+        first, then: the ending before that line and the one it has (``"CRLF"``, ``"LF"``).
+    """
+
+    path: str
+    hunk: int
+    line: int
+    first: str
+    then: str
+
+    def words(self) -> str:
+        """The finding in words.
+
+        >>> MixedEndings("app/core.py", 1, 5, "CRLF", "LF").words()
+        'the line endings change from CRLF to LF at patch line 5, inside hunk #1 of app/core.py'
+        """
+        return (
+            f"the line endings change from {self.first} to {self.then} at patch line "
+            f"{self.line}, inside hunk #{self.hunk} of {self.path}"
+        )
+
+
+def mixed_endings(files: Sequence[tuple[str, Sequence[Hunk]]]) -> MixedEndings | None:
+    """The first hunk of ``files`` (each file's path and hunks) whose lines mix CRLF and LF
+    line endings, or ``None``. The lines are the hunk's as parsed, which is how ``apply``
+    compares them: a patch whose every line ends in CRLF has them read as LF (GNU patch
+    strips the CR of a whole-CRLF patch), so only a patch that mixes them is found. Such a
+    hunk cannot apply to a file of one line ending (apply's "different line endings": "the
+    patch's in a mix of CRLF and LF").
+
+    >>> from pathlib import Path
+    >>> from patchkeeper.series.parse import parse_patch
+    >>> data = b"--- a/f\\n+++ b/f\\n@@ -1,2 +1,2 @@\\n a\\r\\n-b\\r\\n+B\\n"
+    >>> patch = parse_patch(data, name="x.patch", path=Path("x.patch"))
+    >>> mixed_endings([(d.path, d.hunks) for d in patch.files])
+    MixedEndings(path='f', hunk=1, line=6, first='CRLF', then='LF')
+    """
+    for path, hunks in files:
+        for hunk in hunks:
+            first = ""
+            for line in hunk.lines:
+                ending = _ending(line.text)
+                if not ending:
+                    continue
+                if not first:
+                    first = ending
+                elif ending != first:
+                    return MixedEndings(path, hunk.index, line.line_no, first, ending)
+    return None
 
 
 def _plain(line: bytes) -> bytes:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,8 @@ def run_probe(
     program = str(python)
     if os.sep in program and not os.path.isabs(program):
         program = os.path.abspath(program)
+    if program != sys.executable:
+        _refuse_a_program_not_python(python, program, words, timeout)
     try:
         return subprocess.run(
             [program, *args],
@@ -160,6 +163,84 @@ def run_probe(
             path=python,
             hint=hint,
         ) from None
+
+
+#: What :func:`_refuse_a_program_not_python` asks: Python prints ``PKPY`` (two literals
+#: joined); a shell reads it as a syntax error and runs nothing, ``echo`` prints it unjoined.
+_IDENTIFY = "print('PK''PY')"
+_IDENTIFIED = "PKPY"
+#: What the interpreters that were checked said (program -> its answer when not Python).
+_CHECKED: dict[str, str | None] = {}
+
+
+def _refuse_a_program_not_python(
+    python: Path | str, program: str, words: ProbeWords, timeout: float
+) -> None:
+    """Refuse ``program`` when it runs but is not a Python interpreter (``/bin/sh``,
+    ``/bin/echo``, a script that prints something else), before a probe's Python source is
+    given to it: a shell would run the source as shell commands and answer with their noise.
+
+    It is asked to run ``python -c "print('PK''PY')"``, once a process. A program that
+    answers ``PKPY`` is Python; one that cannot be started, answers nothing, or whose answer
+    speaks of Python (``Fatal Python error``, a traceback: a broken interpreter) is left to
+    the probe, whose failure says more.
+
+    Raises:
+        TargetError: it answered otherwise, quoted (its first line and exit code).
+    """
+    if program not in _CHECKED:
+        try:
+            done = subprocess.run(
+                [program, "-c", _IDENTIFY],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise TargetError(
+                words.too_slow.format(timeout=timeout), path=python, hint=words.too_slow_hint
+            ) from None
+        except OSError:
+            return  # the probe's own run says why it cannot be started
+        _CHECKED[program] = _answer_not_python(done)
+    answered = _CHECKED[program]
+    if answered is not None:
+        raise TargetError(
+            f"{python} is not a Python interpreter (it answered {answered})",
+            hint=f"pass {OPTION_PYTHON} the environment's Python executable, such as "
+            ".venv/bin/python",
+        )
+
+
+def _answer_not_python(done: subprocess.CompletedProcess[str]) -> str | None:
+    """What a program asked to run ``-c "print('PK''PY')"`` answered, in words, when that
+    shows it is not Python; ``None`` when it is, or when its answer does not tell.
+
+    >>> def ran(code, out, err=""):
+    ...     return _answer_not_python(subprocess.CompletedProcess([], code, out, err))
+    >>> ran(0, "PKPY\\n") is None, ran(1, "") is None
+    (True, True)
+    >>> ran(1, "", "Fatal Python error: init_fs_encoding\\n") is None
+    True
+    >>> ran(2, "", "sh: 1: Syntax error: word unexpected\\n")
+    "'sh: 1: Syntax error: word unexpected', exit 2"
+    >>> print(ran(0, "-c print('PK''PY')\\n"))
+    "-c print('PK''PY')", exit 0
+    """
+    said = done.stdout + done.stderr
+    if any(line.strip() == _IDENTIFIED for line in done.stdout.splitlines()):
+        return None
+    if not said.strip() or "Python" in said or "Traceback" in said:
+        return None
+    first = next(
+        line.strip() for line in (done.stderr + "\n" + done.stdout).splitlines() if line.strip()
+    )
+    if len(first) > 120:
+        first = first[:117] + "..."
+    return f"{first!r}, exit {done.returncode}"
 
 
 def probe_failed(
