@@ -799,3 +799,31 @@ def test_descriptions_name_arguments_not_command_line_options(example: Example) 
         said = tool.description.replace(tool.description.split("Runs `")[1].split("`")[0], "")
         helps = [prop.get("description", "") for prop in tool.input_schema["properties"].values()]
         assert not re.search(r"(?<![\w-])--[a-z]", " ".join([said, *helps])), tool.name
+
+
+def test_the_tools_that_may_fetch_a_release_say_they_reach_out(example: Example) -> None:
+    """A tool taking an upstream release (``to``, ``from``, ``pristine``) fetches a
+    requirement from the package indexes: its ``openWorldHint`` is true, so that a client
+    that asks before a tool goes to the network asks; the others stay on the machine."""
+
+    async def conversation(client: ClientSession):
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = talk(example.root, conversation)
+    reaching = [name for name, tool in tools.items() if tool.annotations.open_world_hint]
+    assert reaching == [
+        "audit",
+        "horizon",
+        "verify",
+        "status",
+        "runtime_audit",
+        "runtime_port",
+        "write_port_start",
+        "write_runtime_port",
+        "write_upgrade",
+    ]
+    assert all(
+        tool.annotations.open_world_hint is False
+        for tool in tools.values()
+        if tool.name not in reaching
+    )

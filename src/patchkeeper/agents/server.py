@@ -43,7 +43,14 @@ from patchkeeper.agents.calls import (
 )
 from patchkeeper.agents.hints import translate, translate_envelope
 from patchkeeper.agents.schemas import output_schema
-from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, input_schema
+from patchkeeper.agents.tools import (
+    TOOLS,
+    ToolSpec,
+    description,
+    find_tool,
+    input_schema,
+    open_world,
+)
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import json_text
 from patchkeeper.render.envelope import error_envelope
@@ -99,7 +106,7 @@ def describe(tool: ToolSpec, group: click.Group) -> Any:
             read_only_hint=not tool.writes,
             destructive_hint=tool.destructive if tool.writes else None,
             idempotent_hint=not tool.writes,
-            open_world_hint=False,
+            open_world_hint=open_world(tool, group),
         ),
     )
 

@@ -415,6 +415,16 @@ def path_rule(key: str, param: click.Parameter) -> PathRule:
     return rule
 
 
+def open_world(tool: ToolSpec, group: click.Group) -> bool:
+    """Whether a call of ``tool`` may reach past the machine (MCP's ``openWorldHint``): it
+    takes an upstream release (:attr:`PathRule.RELEASE`: ``to``, ``from``, ``pristine``),
+    which as a requirement (``NAME==VERSION``, a range, or the default ``upstream==pin``) is
+    fetched from the package indexes."""
+    return any(
+        path_rule(key, param) is PathRule.RELEASE for key, param, _ in tool_parameters(tool, group)
+    )
+
+
 #: What a tool's description adds to an option's help about the server's root.
 _RULE_NOTES = {
     PathRule.PATH: "(Inside the server's root.)",
