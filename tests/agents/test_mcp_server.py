@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -767,3 +768,62 @@ def test_an_empty_value_is_refused_as_needing_one_before_other_checks(example: E
             "hint": f"give {key} a value{left_out} (tools/list describes it)",
         }, name
     assert tree_bytes(root) == before
+
+
+def test_descriptions_name_arguments_not_command_line_options(example: Example) -> None:
+    """A tool's description and its parameters' help name the options they mention as the
+    tool's arguments (a call passes ``branch``, never ``--branch``); only the command line the
+    tool runs keeps its options."""
+
+    async def conversation(client: ClientSession):
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = talk(example.root, conversation)
+    assert tools["write_upgrade"].description == (
+        "Audit, decide, port and record an upgrade in one go (`branch`: one commit per step); "
+        "stops at a conflict and lists what is left for a person. Runs `patchkeeper upgrade "
+        "--json` in the server's root and returns its JSON envelope. Writes files: refused "
+        "unless the call sets write: true."
+    )
+    assert tools["horizon"].description.startswith(
+        "Audit every release of a range (`to` 'PROJECT>=A,<B'): the upgrade horizon,"
+    )
+    retire = tools["write_port_start"].input_schema["properties"]["retire"]["description"]
+    assert retire == (
+        "Record upstreamed patches in the ledger's Retired section (with `in_place: true`)."
+    )
+    for name in ("verify", "status", "write_apply"):
+        target = tools[name].input_schema["properties"]["target"]["description"]
+        assert "installed where `python` says," in target, name
+    for tool in tools.values():
+        said = tool.description.replace(tool.description.split("Runs `")[1].split("`")[0], "")
+        helps = [prop.get("description", "") for prop in tool.input_schema["properties"].values()]
+        assert not re.search(r"(?<![\w-])--[a-z]", " ".join([said, *helps])), tool.name
+
+
+def test_the_tools_that_may_fetch_a_release_say_they_reach_out(example: Example) -> None:
+    """A tool taking an upstream release (``to``, ``from``, ``pristine``) fetches a
+    requirement from the package indexes: its ``openWorldHint`` is true, so that a client
+    that asks before a tool goes to the network asks; the others stay on the machine."""
+
+    async def conversation(client: ClientSession):
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = talk(example.root, conversation)
+    reaching = [name for name, tool in tools.items() if tool.annotations.open_world_hint]
+    assert reaching == [
+        "audit",
+        "horizon",
+        "verify",
+        "status",
+        "runtime_audit",
+        "runtime_port",
+        "write_port_start",
+        "write_runtime_port",
+        "write_upgrade",
+    ]
+    assert all(
+        tool.annotations.open_world_hint is False
+        for tool in tools.values()
+        if tool.name not in reaching
+    )

@@ -43,7 +43,14 @@ from patchkeeper.agents.calls import (
 )
 from patchkeeper.agents.hints import translate, translate_envelope
 from patchkeeper.agents.schemas import output_schema
-from patchkeeper.agents.tools import TOOLS, ToolSpec, description, find_tool, input_schema
+from patchkeeper.agents.tools import (
+    TOOLS,
+    ToolSpec,
+    description,
+    find_tool,
+    input_schema,
+    open_world,
+)
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import json_text
 from patchkeeper.render.envelope import error_envelope
@@ -80,20 +87,26 @@ def error_text(envelope: dict[str, Any]) -> str:
 
 
 def describe(tool: ToolSpec, group: click.Group) -> Any:
-    """The MCP ``Tool`` of ``tool``: name, description, schemas and annotations."""
+    """The MCP ``Tool`` of ``tool``: name, description, schemas and annotations. The
+    options its summary and its parameters' help mention are said as the tool's arguments
+    (:func:`patchkeeper.agents.hints.translate`: ``--branch`` reads `` `branch` ``), as the
+    advice in its results is: a call passes arguments, never options."""
     from mcp import types
+
+    def say(text: str) -> str:
+        return translate(text, tool, group)
 
     return types.Tool(
         name=tool.name,
         title=f"patchkeeper {' '.join([*tool.path, *tool.fixed])}",
-        description=description(tool, group),
-        input_schema=input_schema(tool, group),
+        description=description(tool, group, say),
+        input_schema=input_schema(tool, group, say),
         output_schema=output_schema(tool.command),
         annotations=types.ToolAnnotations(
             read_only_hint=not tool.writes,
             destructive_hint=tool.destructive if tool.writes else None,
             idempotent_hint=not tool.writes,
-            open_world_hint=False,
+            open_world_hint=open_world(tool, group),
         ),
     )
 

@@ -20,7 +20,7 @@ which the call must set to ``true`` (:mod:`patchkeeper.agents.calls`). A new wri
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any
@@ -415,6 +415,16 @@ def path_rule(key: str, param: click.Parameter) -> PathRule:
     return rule
 
 
+def open_world(tool: ToolSpec, group: click.Group) -> bool:
+    """Whether a call of ``tool`` may reach past the machine (MCP's ``openWorldHint``): it
+    takes an upstream release (:attr:`PathRule.RELEASE`: ``to``, ``from``, ``pristine``),
+    which as a requirement (``NAME==VERSION``, a range, or the default ``upstream==pin``) is
+    fetched from the package indexes."""
+    return any(
+        path_rule(key, param) is PathRule.RELEASE for key, param, _ in tool_parameters(tool, group)
+    )
+
+
 #: What a tool's description adds to an option's help about the server's root.
 _RULE_NOTES = {
     PathRule.PATH: "(Inside the server's root.)",
@@ -451,10 +461,18 @@ def _many(param: click.Parameter) -> bool:
     return bool(param.multiple) or param.nargs == -1
 
 
-def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
+def _same(text: str) -> str:
+    """``text`` as it is: the default ``say`` of :func:`input_schema` and :func:`description`."""
+    return text
+
+
+def input_schema(
+    tool: ToolSpec, group: click.Group, say: Callable[[str], str] = _same
+) -> dict[str, Any]:
     """The JSON schema (draft 2020-12) of a call's arguments: one property per parameter
     (:func:`tool_parameters`), the command's required ones and the tool's ``requires``
-    required, nothing else allowed; a writing tool's ``write`` too.
+    required, nothing else allowed; a writing tool's ``write`` too. ``say``: how a
+    parameter's help is said (the server names the options it mentions as arguments).
 
     Raises:
         ValueError: two parameters would have one key, a text parameter has no path rule, or
@@ -477,7 +495,7 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
         note = _ROOT_NOTES.get(key) or _RULE_NOTES.get(path_rule(key, param), "")
         text = " ".join(part for part in (text, note, dict(tool.notes).get(key, "")) if part)
         if text:
-            schema["description"] = text
+            schema["description"] = say(text)
         default = param.default
         if isinstance(default, (str, int, float)) and not isinstance(default, bool):
             schema["default"] = default
@@ -497,11 +515,12 @@ def input_schema(tool: ToolSpec, group: click.Group) -> dict[str, Any]:
     }
 
 
-def description(tool: ToolSpec, group: click.Group) -> str:
+def description(tool: ToolSpec, group: click.Group, say: Callable[[str], str] = _same) -> str:
     """What the tool does (its summary, else the command's help), the command line it runs,
-    and, for a writing tool, the write rule."""
+    and, for a writing tool, the write rule. ``say``: how the summary is said (the server
+    names the options it mentions as arguments; the command line run stays as it is)."""
     command = find_command(group, tool.path)
-    summary = tool.summary or (command.help or "").strip().splitlines()[0]
+    summary = say(tool.summary or (command.help or "").strip().splitlines()[0])
     runs = " ".join(["patchkeeper", *tool.path, *fixed_options(tool, group), OPTION_JSON])
     text = f"{summary} Runs `{runs}` in the server's root and returns its JSON envelope."
     if tool.writes:
