@@ -205,3 +205,73 @@ def test_a_class_drawn_from_an_upstream_class_mro_is_patched_as_that_class(
     assert [entry[:2] for entry in _inventory(tmp_path, files)] == [
         (14, "vllm.platforms.cuda.CudaPlatform.get_attn_backend_cls")
     ]
+
+
+SAVED = """import inspect
+
+from vllm.platforms import cuda
+from vllm.v1.worker import gpu_model_runner
+
+
+def register():
+    target = next(k for k in cuda.CudaPlatform.__mro__ if "get_attn_backend_cls" in k.__dict__)
+    orig = target.__dict__["get_attn_backend_cls"]
+    target.get_attn_backend_cls = classmethod(
+        lambda cls, *a, **k: orig.__func__(cls, *a, **k) or "qplug.backend.Backend"
+    )
+    saved = vars(cuda.CudaPlatform)["check_and_update_config"]
+
+    def check_and_update_config(cls, config):
+        saved.__func__(cls, config)
+
+    cuda.CudaPlatform.check_and_update_config = classmethod(check_and_update_config)
+    static = inspect.getattr_static(cuda.CudaPlatform, "seed_everything")
+    cuda.CudaPlatform.seed_everything = staticmethod(lambda seed: static.__func__(seed))
+    runner = gpu_model_runner.GPUModelRunner
+    runner.load_model = lambda self: getattr(runner, "_load")(self)
+    runner.execute_model = lambda self, *a: vars(runner).get("execute_model")(self, *a)
+    runner.profile_run = vars(runner)["profile_run"]
+    cuda.CudaPlatform.get_device_name = classmethod(lambda cls, i=0: "tile")
+
+
+def adapt(runner_cls):
+    original = runner_cls.__dict__["capture_model"]
+
+    def capture_model(self):
+        return original(self)
+
+    runner_cls.capture_model = capture_model
+
+
+def adopt():
+    adapt(gpu_model_runner.GPUModelRunner)
+"""
+
+
+def test_an_original_saved_from_the_class_namespace_makes_a_wrapper(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # amass-kv 0.1.1 saves CudaPlatform's classmethod by ``target.__dict__[name]`` and
+    # calls its ``__func__``: the replacement runs the original, a wrapper. The same holds
+    # for ``vars(X)[name]``, ``vars(X).get(name)``, ``inspect.getattr_static(X, name)``
+    # and an inline ``getattr(X, name)``, and for a class handed in as a parameter. Setting
+    # an attribute back to its own reading is no wrapper; a lambda that reads nothing of
+    # the original is an assignment.
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("qplug", {"q": "qplug.platform:register"}),
+        "qplug/__init__.py": "",
+        "qplug/platform.py": SAVED,
+    }
+    platform = "vllm.platforms.cuda.CudaPlatform"
+    runner = "vllm.v1.worker.gpu_model_runner.GPUModelRunner"
+    assert [(e[0], e[1], e[3]) for e in _inventory(tmp_path, files)] == [
+        (10, f"{platform}.get_attn_backend_cls", "wrapper"),
+        (18, f"{platform}.check_and_update_config", "wrapper"),
+        (20, f"{platform}.seed_everything", "wrapper"),
+        (22, f"{runner}.load_model", "assignment"),
+        (23, f"{runner}.execute_model", "wrapper"),
+        (24, f"{runner}.profile_run", "assignment"),
+        (25, f"{platform}.get_device_name", "assignment"),
+        (34, f"{runner}.capture_model", "wrapper"),
+    ]

@@ -48,6 +48,7 @@ from patchkeeper.runtime.lookup.targets import (
     OLD_UPSTREAM,
     check_tree_spec,
     upstream_dir,
+    with_requirement_packages,
 )
 from patchkeeper.runtime.settings import (
     PluginLocation,
@@ -229,7 +230,7 @@ def audit(config: Any | None, request: RuntimeAuditRequest) -> JsonReady:
     old, new = request.old, request.new
     check_tree_spec(old, OLD_UPSTREAM)  # a path typed wrong is named before the plugin
     check_tree_spec(new, NEW_UPSTREAM)
-    settings = located_settings(config, request)
+    settings = with_requirement_packages(located_settings(config, request), old, new)
     packages = settings.upstream_packages
     old_root = upstream_dir(old, packages, OLD_UPSTREAM)
     new_root = upstream_dir(new, packages, NEW_UPSTREAM)

@@ -126,6 +126,9 @@ class RuntimeSettings:
     header_fields: tuple[str, ...] = DEFAULT_HEADER_FIELDS
     markers: tuple[str, ...] = ("Modification",)
     upstream_packages: tuple[str, ...] = ("vllm",)
+    #: Whether ``upstream_packages`` was set in the configuration (``upstream-packages``),
+    #: rather than taken from the configured upstream or vLLM.
+    upstream_packages_set: bool = False
 
 
 def located_settings(config: Any | None, location: PluginLocation) -> RuntimeSettings:
@@ -259,6 +262,7 @@ def resolve_settings(
         header_fields=tuple(table.get("header-fields", DEFAULT_HEADER_FIELDS)),
         markers=tuple(table.get("markers", ("Modification",))),
         upstream_packages=tuple(upstream),
+        upstream_packages_set=bool(table.get("upstream-packages")),
     )
 
 

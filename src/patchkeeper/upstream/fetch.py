@@ -172,6 +172,19 @@ def find_cached(requirement: str, kind: str = "sdist") -> FetchedTree | None:
     return _read_record(requirement, canonical_name(match["name"]), match["version"], kind)
 
 
+def exact_pin(spec: str) -> tuple[str, str] | None:
+    """``(name, version)`` of ``spec`` when it is an exact pin ``NAME==VERSION`` (extras
+    aside), else ``None``; a path that exists is no pin.
+
+    >>> exact_pin("requests==2.32.3"), exact_pin("requests>=2")
+    (('requests', '2.32.3'), None)
+    """
+    if not is_requirement(spec):
+        return None
+    match = _EXACT_PIN.match(spec)
+    return None if match is None else (match["name"], match["version"])
+
+
 def fetch_requirement(requirement: str, kind: str = "sdist") -> FetchedTree:
     """Return the unpacked tree of ``requirement``'s best matching release, fetching it once.
 

@@ -610,16 +610,19 @@ class AssignmentForms(ParameterForms):
 
         A value that is only a reading of one object (``old``, bound to ``m.f`` before a
         ``try``; ``m.f`` itself) mentions nothing besides: setting ``m.f`` to it puts back
-        what ``m.f`` held, which is no code that calls the original (no *wrapper*)."""
+        what ``m.f`` held, which is no code that calls the original (no *wrapper*). A
+        mention is any reading :func:`~patchkeeper.runtime.syntax.names.dotted` follows
+        (``getattr(m, "f")``, ``vars(m.C)["f"]``...); ``m.C.f.__func__`` counts as
+        ``m.C.f`` (the function of the classmethod or staticmethod saved)."""
         refs = {
-            b.dotted
+            b.dotted.removesuffix(".__func__")
             for n in names.walk_scope([value])
-            if isinstance(n, (ast.Name, ast.Attribute))
+            if isinstance(n, _READINGS)
             if (b := names.dotted(n, table)) is not None
         }
-        if isinstance(value, (ast.Name, ast.Attribute)):
-            read = names.dotted(value, table)
-            refs.discard(read.dotted if read is not None else "")
+        read = names.dotted(value, table)
+        if read is not None:
+            refs.discard(read.dotted)
         descriptors: list[str] = []
         node = value
         while isinstance(node, ast.Call) and node.args:
@@ -655,6 +658,10 @@ class AssignmentForms(ParameterForms):
             replacement, original, self.module, self.is_package, self.bindings,
             self.module_table, self._defs,
         )  # fmt: skip
+
+
+#: The nodes :meth:`AssignmentForms.describe` reads as mentions of a dotted path.
+_READINGS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
 
 
 #: The operators that extend a collection by another: ``tuple + tuple``, ``set | set``,

@@ -113,7 +113,17 @@ def _reads(node: ast.AST, param: str, attr: str, aliases: set[str]) -> bool:
 
 
 def _is_read(node: ast.AST, param: str, attr: str) -> bool:
-    """Whether ``node`` is ``param.attr`` read, or ``getattr(param, "attr"[, default])``."""
+    """Whether ``node`` is ``param.attr`` read, ``getattr(param, "attr"[, default])``, a
+    reading that keeps the descriptor (``param.__dict__["attr"]``, ``vars(param)["attr"]``,
+    ``inspect.getattr_static(param, "attr")``: :func:`~patchkeeper.runtime.syntax.names.
+    static_read`), or the ``__func__`` of one of these."""
+    if isinstance(node, ast.Attribute) and node.attr == "__func__":
+        return _is_read(node.value, param, attr)
+    if isinstance(node, (ast.Subscript, ast.Call)):
+        static = names.static_read(node, names.INSPECT_TABLE)
+        if static is not None:
+            owner = static[0]
+            return isinstance(owner, ast.Name) and owner.id == param and static[1] == attr
     if isinstance(node, ast.Attribute):
         value = node.value
         return (

@@ -7,7 +7,10 @@ enclosing function counts as that function binds it (``orig = Cls.meth`` in ``_p
 ``def wrapped(...): return orig(...)`` in the same ``_patch()``). A call of a module-level
 function of the same module, by its name or by a module-level name bound to it (``_inner =
 _build_marked``, then ``def build(...): return _inner(...)``), runs that function: when it
-calls the original, so does the replacement.
+calls the original, so does the replacement. The original may be saved by any reading of
+it: ``Cls.meth``, ``getattr(Cls, "meth")``, or one that keeps the descriptor
+(``Cls.__dict__["meth"]``, ``vars(Cls)["meth"]``, ``inspect.getattr_static(Cls, "meth")``),
+whose ``__func__`` is called then.
 """
 
 from __future__ import annotations
@@ -16,6 +19,12 @@ import ast
 
 from patchkeeper.runtime.syntax import names
 from patchkeeper.runtime.syntax.names import FunctionDef, ScopeBindings, Table
+
+#: The nodes that can read an object by its dotted path: a name, an attribute, a subscript
+#: of a namespace (``C.__dict__["f"]``), a call (``getattr(C, "f")``,
+#: ``inspect.getattr_static(C, "f")``), as :func:`~patchkeeper.runtime.syntax.names.dotted`
+#: reads them.
+_READINGS = frozenset({ast.Name, ast.Attribute, ast.Subscript, ast.Call})
 
 
 def reaches_original(
@@ -50,11 +59,11 @@ def reaches_original(
             for scope in (*outer, node):
                 table = names.layered_table(bindings.of(scope), table, module, is_package)
             for sub in names.walk_all(node):
-                if sub.__class__ is ast.Name or sub.__class__ is ast.Attribute:
-                    bound = names.dotted(sub, table)
-                    if bound is not None and bound.dotted == original:
+                if sub.__class__ in _READINGS:
+                    bound = names.dotted(sub, table)  # type: ignore[arg-type]
+                    if bound is not None and names.reads_original(bound.dotted, original):
                         return True
-                elif sub.__class__ is ast.Call:
+                if sub.__class__ is ast.Call:
                     func = names.dotted(sub.func, table)
                     name = func.dotted[len(module) + 1 :] if func is not None else ""
                     if (

@@ -23,6 +23,7 @@ from patchkeeper.runtime.lookup.targets import (
     OLD_UPSTREAM,
     check_tree_spec,
     upstream_dir,
+    with_requirement_packages,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.parallel import shared_workers
@@ -56,6 +57,7 @@ def audit_runtime(
     settings = resolve_settings(
         config, plugin=plugin, package=package, patch_directory=patch_directory
     )
+    settings = with_requirement_packages(settings, old, new)
     packages = settings.upstream_packages
     roots = (upstream_dir(old, packages, OLD_UPSTREAM), upstream_dir(new, packages, NEW_UPSTREAM))
     warn_missing_packages(packages, roots)

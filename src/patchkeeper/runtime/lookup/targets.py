@@ -6,9 +6,14 @@ once into the corpus cache).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from patchkeeper.errors import TargetError
+
+if TYPE_CHECKING:
+    from patchkeeper.runtime.settings import RuntimeSettings
 
 
 def tree_root(spec: str, what: str | None = None) -> Path:
@@ -140,6 +145,80 @@ def upstream_dir(spec: str, packages: tuple[str, ...], what: str | None = None) 
         "file, its unpacked directory or NAME==VERSION), or name the packages to read in "
         "upstream-packages of [runtime] in the configuration",
     )
+
+
+def with_requirement_packages(settings: RuntimeSettings, old: str, new: str) -> RuntimeSettings:
+    """``settings`` with the packages :func:`requirement_packages` takes from the pins
+    ``old`` and ``new`` when ``upstream-packages`` is not configured; as they are else.
+
+    Raises: as :func:`requirement_packages`.
+    """
+    if settings.upstream_packages_set:
+        return settings
+    packages = requirement_packages(old, new, settings.upstream_packages)
+    return replace(settings, upstream_packages=packages)
+
+
+def requirement_packages(old: str, new: str, packages: tuple[str, ...]) -> tuple[str, ...]:
+    """The packages to audit between ``old`` and ``new`` when ``upstream-packages`` is not
+    configured (``packages``: the default, the configured upstream's or vLLM's): when both
+    are pins of one project (``requests==2.32.3``, ``requests==2.32.5``) whose release
+    holds none of ``packages``, that project's top-level packages (:func:`_project_packages`),
+    with a warning naming them; ``packages`` otherwise (vLLM's pins, a directory, a file,
+    two projects), and when the release holds no package either (its refusal follows).
+
+    Raises: as :func:`tree_root` for ``old``.
+    """
+    from packaging.utils import canonicalize_name
+
+    from patchkeeper.upstream import fetch
+
+    pins = [fetch.exact_pin(spec) for spec in (old, new)]
+    if pins[0] is None or pins[1] is None:
+        return packages
+    if canonicalize_name(pins[0][0]) != canonicalize_name(pins[1][0]):
+        return packages
+    root = upstream_root(tree_root(old, OLD_UPSTREAM), packages)
+    if any((root / p).is_dir() for p in packages):
+        return packages
+    found = _project_packages(root, pins[0][0])
+    if not found:
+        return packages
+    from patchkeeper.progress import warn
+
+    warn(
+        f"upstream-packages is not set: the packages audited are those of {pins[0][0]} "
+        f"({', '.join(found)}, read from {old}); set upstream-packages of [runtime] in "
+        "the configuration to audit others"
+    )
+    return found
+
+
+def _project_packages(root: Path, project: str) -> tuple[str, ...]:
+    """The top-level packages of the release unpacked at ``root`` of ``project``: those its
+    ``top_level.txt`` lists (in an ``.egg-info`` folder of the sdist) that the tree holds,
+    else the package named as the project is imported (``opentelemetry-api`` ->
+    ``opentelemetry_api``), else the one package at its top (:func:`_top_packages`)."""
+    from packaging.utils import canonicalize_name
+
+    from patchkeeper.system.pyproject import source_dirs
+
+    folders = (root, *source_dirs(root))
+    held = set(_top_packages(root))
+    listed: list[str] = []
+    for folder in folders:
+        for record in sorted(folder.glob("*.egg-info/top_level.txt")):
+            try:
+                text = record.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            listed += [n.strip() for n in text.splitlines() if n.strip() in held]
+    if listed:
+        return tuple(dict.fromkeys(listed))
+    module = canonicalize_name(project).replace("-", "_")
+    if module in held:
+        return (module,)
+    return tuple(sorted(held)) if len(held) == 1 else ()
 
 
 def require_upstream(spec: str, packages: tuple[str, ...], what: str) -> Path:

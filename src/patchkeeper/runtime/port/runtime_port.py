@@ -62,6 +62,7 @@ from patchkeeper.runtime.lookup.targets import (
     OLD_UPSTREAM,
     check_tree_spec,
     upstream_dir,
+    with_requirement_packages,
 )
 from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.file_edits import unified_diff
@@ -167,6 +168,7 @@ def port_runtime(config: Any | None, request: RuntimePortRequest) -> RuntimePort
     )
     scanned = scan_plugin(settings)
     refuse_unparsed(scanned.inventory, settings.root, "runtime port")
+    settings = with_requirement_packages(settings, old, new)
     packages = settings.upstream_packages
     roots = (
         upstream_dir(old, packages, OLD_UPSTREAM),

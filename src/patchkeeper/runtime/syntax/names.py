@@ -74,7 +74,10 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
     ``importlib.import_module("vllm.x")`` resolves to the module ``vllm.x``;
     ``getattr(m, "Cls")`` and ``getattr(m, "Cls", None)`` (the builtin, not rebound) to
     ``m.Cls``; ``next(k for k in m.Cls.__mro__ if ...)`` to ``m.Cls``
-    (:func:`_drawn_from_mro`).
+    (:func:`_drawn_from_mro`); the readings of an attribute without its descriptor
+    (``m.Cls.__dict__["f"]``, ``m.Cls.__dict__.get("f")``, ``vars(m.Cls)["f"]``,
+    ``inspect.getattr_static(m.Cls, "f")``) to ``m.Cls.f``, the object a patch of
+    ``m.Cls.f`` replaces (:func:`static_read`).
     """
     if isinstance(expr, ast.Name):
         return table.get(expr.id)
@@ -87,6 +90,10 @@ def dotted(expr: ast.expr, table: Table) -> Binding | None:
         base = dotted(expr.args[0], table)
         attr = str(cast(ast.Constant, expr.args[1]).value)
         return None if base is None else Binding(f"{base.dotted}.{attr}", base.module)
+    static = static_read(expr, table)
+    if static is not None:
+        base = dotted(static[0], table)
+        return None if base is None else Binding(f"{base.dotted}.{static[1]}", base.module)
     drawn = _drawn_from_mro(expr, table)
     if drawn is not None:
         return dotted(drawn, table)
@@ -202,6 +209,77 @@ def _drawn_from_mro(expr: ast.expr, table: Table) -> ast.expr | None:
     ):
         return None
     return loop.iter.value
+
+
+def _name_literal(node: ast.expr) -> str | None:
+    """The text of a string literal, ``None`` for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _namespace_of(expr: ast.expr, table: Table) -> ast.expr | None:
+    """``X`` when ``expr`` is ``X.__dict__`` or ``vars(X)`` (the builtin ``vars``, not
+    rebound): the namespace that holds ``X``'s own attributes; ``None`` otherwise."""
+    if isinstance(expr, ast.Attribute) and expr.attr == "__dict__":
+        return expr.value
+    if (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "vars"
+        and "vars" not in table
+        and len(expr.args) == 1
+        and not expr.keywords
+    ):
+        return expr.args[0]
+    return None
+
+
+def static_read(expr: ast.expr, table: Table) -> tuple[ast.expr, str] | None:
+    """``(X, "f")`` when ``expr`` reads the attribute ``f`` of ``X`` from its namespace
+    rather than through the descriptor protocol: ``X.__dict__["f"]``, ``vars(X)["f"]``,
+    ``X.__dict__.get("f")`` (a default besides), ``inspect.getattr_static(X, "f")`` (a
+    default besides). A wrapper that saves its original so keeps the ``classmethod`` or
+    ``staticmethod`` object itself; what it saves is still the object at ``X.f``.
+
+    >>> node = ast.parse('vars(C)["f"]', mode="eval").body
+    >>> [ast.unparse(part) if isinstance(part, ast.AST) else part
+    ...  for part in static_read(node, {})]
+    ['C', 'f']
+    """
+    if isinstance(expr, ast.Subscript):
+        owner = _namespace_of(expr.value, table)
+        name = _name_literal(expr.slice)
+        return (owner, name) if owner is not None and name is not None else None
+    if not isinstance(expr, ast.Call) or expr.keywords:
+        return None
+    func = expr.func
+    if isinstance(func, ast.Attribute) and func.attr == "get" and len(expr.args) in (1, 2):
+        owner = _namespace_of(func.value, table)
+        name = _name_literal(expr.args[0])
+        return (owner, name) if owner is not None and name is not None else None
+    if len(expr.args) in (2, 3) and isinstance(func, (ast.Name, ast.Attribute)):
+        bound = dotted(func, table)
+        name = _name_literal(expr.args[1])
+        if bound is not None and bound.dotted == "inspect.getattr_static" and name is not None:
+            return expr.args[0], name
+    return None
+
+
+#: The names a reader of a function without its module's name table may take as bound
+#: (:func:`static_read` of a parameter's attribute): ``inspect`` by ``import inspect``.
+INSPECT_TABLE: dict[str, Binding] = {"inspect": Binding("inspect", "inspect")}
+
+
+def reads_original(path: str, original: str) -> bool:
+    """Whether a value at the dotted ``path`` is the object at ``original`` or, for a
+    ``classmethod``/``staticmethod`` read from a namespace, its function
+    (``original.__func__``): calling either runs the original's code.
+
+    >>> reads_original("m.C.f.__func__", "m.C.f"), reads_original("m.C.f.__doc__", "m.C.f")
+    (True, False)
+    """
+    return path == original or path == original + ".__func__"
 
 
 def _is_getattr(expr: ast.Call, table: Table) -> bool:
