@@ -15,10 +15,10 @@ file scanner.
 - ``mod = sys.modules[m]`` (or ``sys.modules.get(m)``), then ``mod.attr = value`` or
   ``setattr(mod, "attr", value)`` in the same scope: the module ``m`` names (a literal, a
   module constant or a variable of a loop over literal strings, one entry per item), as
-  ``sys.modules[m].attr = value`` would be (:meth:`AssignmentForms.module_alias`);
+  ``sys.modules[m].attr = value`` would be (:meth:`.SysModulesForms.module_alias`);
 - ``module.attr = value`` / ``setattr(module, "attr", value)`` in a loop over
   ``sys.modules``, named after the upstream original the loop compares ``module.attr``
-  with (:meth:`AssignmentForms.swapped`; without such a comparison a ``setattr-name``
+  with (:meth:`.SysModulesForms.swapped`; without such a comparison a ``setattr-name``
   finding);
   any other name on an upstream object (a variable set at run time, as in ``for n in
   (...): if hasattr(C, n): name = n``) is a ``setattr-name`` finding at its line, so a patch
@@ -30,8 +30,8 @@ file scanner.
   key its source text) on upstream objects; ``LIST.extend([...])``, ``T = T + (...)``,
   ``T = T | frozenset({...})``, ``T += (...)``, ``T |= {...}`` (one entry per item of the
   collection literal added, as ``append`` gives); not ``Class.register(Other)``, an ABC's
-  virtual subclass (:func:`_virtual_subclass`): upstream's names and registries stay as they
-  were;
+  virtual subclass (:func:`.collection_forms.virtual_subclass`): upstream's names and
+  registries stay as they were;
 - ``sys.modules[name] = module`` (the name a literal or a module constant; any other key
   is the computed-key form: target ``sys.modules``, key its source text); a key naming
   only the plugin's own modules is no entry (:mod:`.own_modules`);
@@ -55,35 +55,31 @@ state)`` is a call of a library function, not a patch.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from patchkeeper.runtime.inventory import guarded_definitions, module_constants
+from patchkeeper.runtime.inventory.collection_forms import (
+    EXTENDING,
+    collection_items,
+    dict_update,
+    extended,
+    virtual_subclass,
+)
 from patchkeeper.runtime.inventory.decorator_forms import DESCRIPTORS, deco_name
 from patchkeeper.runtime.inventory.file_facts import is_plugin
 from patchkeeper.runtime.inventory.loop_literals import (
     Item,
     iterations,
-    literal_items,
-    module_tables,
-    module_variable,
-    object_items,
-    spread_original,
-    swap_guards,
-    sys_modules_alias,
-    unnamed_swap,
 )
-from patchkeeper.runtime.inventory.own_modules import own_module
-from patchkeeper.runtime.inventory.parameter_forms import ParameterForms
+from patchkeeper.runtime.inventory.sys_modules_forms import SysModulesForms
 from patchkeeper.runtime.inventory.unnamed_wrappers import unnamed_wrapper_problem
 from patchkeeper.runtime.inventory.wrapped_calls import reaches_original
 from patchkeeper.runtime.model import Mechanism, PatchEntry
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 from patchkeeper.runtime.syntax.names import Table
 
 
-class AssignmentForms(ParameterForms):
+class AssignmentForms(SysModulesForms):
     """Mixin of the file scanner: entries made by statements and calls."""
 
     tree: ast.Module
@@ -93,97 +89,6 @@ class AssignmentForms(ParameterForms):
     _defs: dict[str, list[names.FunctionDef]] | None
     #: Each function's constants, found when first asked for (:meth:`_constants`).
     _function_defs: module_constants.FunctionConstants
-    #: The literal items of the ``for`` loops around the statement (outermost first; an
-    #: empty list for a loop over anything else).
-    _loops: list[list[Item]]
-    #: The variable and elements of each loop around the statement over a display of
-    #: objects (:func:`.loop_literals.object_items`; ``None`` for any other loop).
-    _object_loops: list[tuple[str, list[ast.expr]] | None]
-    #: The loops over ``sys.modules`` around the statement (outermost first): the variable
-    #: bound to each module, and the original each of its attributes is compared with.
-    _swaps: list[tuple[str, dict[str, ast.expr]]]
-    #: The names the module binds once to a display (:func:`.loop_literals.module_tables`).
-    _tables: dict[str, ast.expr] | None
-    #: Per scope, the names last bound to an item of ``sys.modules``: name -> its key.
-    _aliases: dict[str, dict[str, ast.expr]]
-
-    def module_alias(self, stmt: ast.stmt, scope: str, table: Table) -> None:
-        """Keep, in scan order, which names of ``scope`` are bound to an item of ``sys.modules``
-        (:func:`.loop_literals.sys_modules_alias`): a later ``mod.attr = value`` sets ``attr``
-        on the module the key names. Any other binding of the name ends it."""
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and stmt.value is not None:
-            aliases = self._aliases.setdefault(scope, {})
-            cleared, alias = sys_modules_alias(stmt, lambda e: self._is_sys_modules(e, table))
-            for name in cleared:
-                aliases.pop(name, None)
-            if alias is not None:
-                aliases[alias[0]] = alias[1]
-
-    def aliased(self, expr: ast.expr, scope: str) -> ast.expr | None:
-        """The key of the ``sys.modules`` item the name ``expr`` is bound to in ``scope``
-        (:meth:`module_alias`), else ``None``."""
-        if not isinstance(expr, ast.Name):
-            return None
-        return self._aliases.get(scope, {}).get(expr.id)
-
-    def module_named(self, key: ast.expr, item: Item, scope: str, table: Table) -> str | None:
-        """The upstream module the ``sys.modules`` key ``key`` names: a variable of the
-        loop's ``item``, a literal or a module constant; ``None`` otherwise or for a plugin
-        module."""
-        name: str | None = item.get(key.id) if isinstance(key, ast.Name) else None
-        name = name or module_constants.local_value(
-            key, table, self._constants(scope), self._shadowed(scope)
-        )
-        if name is None or is_plugin(name, self.cfg.package):
-            return None
-        return name
-
-    @contextmanager
-    def loop_items(self, stmt: ast.stmt, table: Table) -> Iterator[None]:
-        """While the body of the loop ``stmt`` is scanned, its literal items are known, and
-        for a loop over ``sys.modules`` its module variable and the originals compared."""
-        if self._tables is None:
-            self._tables = module_tables(self.tree)
-        self._loops.append(literal_items(stmt, self._tables) or [])
-        self._object_loops.append(object_items(stmt, self._tables))
-        variable = module_variable(stmt, lambda e: self._is_sys_modules(e, table))
-        if variable:
-            self._swaps.append((variable, swap_guards(stmt, variable)))
-        try:
-            yield
-        finally:
-            self._loops.pop()
-            self._object_loops.pop()
-            if variable:
-                self._swaps.pop()
-
-    def _is_sys_modules(self, expr: ast.expr, table: Table) -> bool:
-        bound = self.external(expr, table)
-        return bound is not None and bound.dotted == "sys.modules"
-
-    def swapped(
-        self, expr: ast.expr, attr: str, table: Table, spread: tuple[ast.expr, str] | None = None
-    ) -> names.Binding | None:
-        """The upstream original that ``expr.attr = value`` swaps in a loop over
-        ``sys.modules`` when ``expr`` is the loop's module variable: the one the loop compares
-        that attribute with (:func:`.loop_literals.swap_guards`), else, with ``spread`` (the
-        value set and the scope), the one the scope set that attribute of to that value
-        (:func:`.loop_literals.spread_original`); every module binding it gets the
-        replacement. Neither: a ``setattr-name`` problem, ``None``."""
-        if not isinstance(expr, ast.Name):
-            return None
-        for variable, guards in reversed(self._swaps):
-            if variable == expr.id:
-                original = guards.get(attr)
-                bound = self.external(original, table) if original is not None else None
-                if bound is None and spread is not None:
-                    value = self.describe(spread[0], table)[0]
-                    bound = spread_original(self.facts.entries, spread[1], attr, value)
-                problem = unnamed_swap(expr.id, attr, expr.lineno)
-                if bound is None and problem not in self.facts.problems:
-                    self.facts.problems.append(problem)
-                return bound
-        return None
 
     def removal(self, stmt: ast.Delete, conds: Any, scope: str, table: Table) -> None:
         """Entries for ``del TABLE[key]`` / ``del module.attr`` on upstream objects."""
@@ -268,7 +173,7 @@ class AssignmentForms(ParameterForms):
                 )  # fmt: skip
                 self.unnamed_wrapper(target.value, target.attr, value, stmt.lineno, scope)
                 return
-            added = _extended(value, lambda side: names.dotted(side, table), bound.dotted)
+            added = extended(value, lambda side: names.dotted(side, table), bound.dotted)
             if added:
                 self.extension(bound, added, stmt.lineno, conds, scope, table)
                 return
@@ -306,8 +211,8 @@ class AssignmentForms(ParameterForms):
         collection or an item of an upstream registry (:meth:`extension`); on a name
         imported from upstream only ``+= [...]``, which extends upstream's list in place
         (a tuple's ``+=`` binds the plugin's own name to a new one)."""
-        items = _items(stmt.value)
-        if not isinstance(stmt.op, _EXTENDING) or not items:
+        items = collection_items(stmt.value)
+        if not isinstance(stmt.op, EXTENDING) or not items:
             return
         target = stmt.target
         if isinstance(target, ast.Name) and not isinstance(stmt.value, ast.List):
@@ -411,10 +316,11 @@ class AssignmentForms(ParameterForms):
             return
         if bound is None:
             return
-        if func.attr == "register" and _virtual_subclass(node, bound.dotted):
+        if func.attr == "register" and virtual_subclass(node, bound.dotted):
             return  # Class.register(Other): an ABC's virtual subclass, upstream unchanged
         if func.attr == "extend":
-            items = _items(node.args[0]) if len(node.args) == 1 and not node.keywords else None
+            one = len(node.args) == 1 and not node.keywords
+            items = collection_items(node.args[0]) if one else None
             if items:  # list.extend(["a", "b"])
                 self.extension(bound, items, node.lineno, conds, scope, table)
             elif len(node.args) == 1 and not node.keywords:
@@ -436,7 +342,7 @@ class AssignmentForms(ParameterForms):
                 conds, node.lineno, scope, bound, Mechanism.REGISTRY, "<removed>", key=key
             )
             return
-        if func.attr == "update" and not _dict_update(node):
+        if func.attr == "update" and not dict_update(node):
             return  # jax.config.update("name", value), nnx.update(model, state): a call
         if func.attr == "update":
             for arg in node.args:
@@ -462,39 +368,6 @@ class AssignmentForms(ParameterForms):
         function ``scope`` itself, which hide the module's of the same name."""
         constants = self._function_defs.of(scope)
         return {**self.facts.constants, **constants} if constants else self.facts.constants
-
-    def sys_modules_item(
-        self, key: ast.expr, replacement: str, line: int, conds: Any, scope: str, table: Table
-    ) -> None:
-        """An entry for ``sys.modules[key] = module``: the module named by a literal or a
-        module constant; a constant of another plugin module waits for the inventory; any
-        other key is the computed-key form
-        (:mod:`patchkeeper.runtime.inventory.module_constants`). A key that names only the
-        plugin's own modules makes no entry (:mod:`.own_modules`)."""
-        name = module_constants.local_value(
-            key, table, self._constants(scope), self._shadowed(scope)
-        )
-        fields = dict(scope=scope, line=line, mechanism=Mechanism.SYS_MODULES)
-        if own_module(name, self.tree, (scope, key), (self.module, self.cfg.package)):
-            return
-        if name is not None:
-            self.named_entry(
-                conds, line, scope, name, name, replacement, mechanism=Mechanism.SYS_MODULES
-            )
-            return
-        computed = PatchEntry(
-            file=self.facts.file,
-            module=self.module,
-            target=module_constants.SYS_MODULES,
-            key=ast.unparse(key),
-            replacement=replacement,
-            **fields,  # type: ignore[arg-type]
-        )
-        path = module_constants.imported_name(key, table, self.cfg.package)
-        if path is not None:
-            self.facts.named.append((computed, tuple(conds), path))
-        else:
-            self.facts.entries.append((computed, tuple(conds)))
 
     def setattr_call(self, node: ast.Call, conds: Any, scope: str, table: Table) -> None:
         """Entries for ``setattr(obj, name, value)``: one per item of the loop around it
@@ -616,7 +489,7 @@ class AssignmentForms(ParameterForms):
         ``m.C.f`` (the function of the classmethod or staticmethod saved)."""
         refs = {
             b.dotted.removesuffix(".__func__")
-            for n in names.walk_scope([value])
+            for n in astwalk.walk_scope([value])
             if isinstance(n, _READINGS)
             if (b := names.dotted(n, table)) is not None
         }
@@ -662,78 +535,3 @@ class AssignmentForms(ParameterForms):
 
 #: The nodes :meth:`AssignmentForms.describe` reads as mentions of a dotted path.
 _READINGS = (ast.Name, ast.Attribute, ast.Subscript, ast.Call)
-
-
-#: The operators that extend a collection by another: ``tuple + tuple``, ``set | set``,
-#: ``dict | dict`` (and their augmented forms).
-_EXTENDING = (ast.Add, ast.BitOr)
-
-
-def _extended(
-    value: ast.expr, read: Callable[[ast.expr], names.Binding | None], target: str
-) -> list[ast.expr] | None:
-    """The items ``target = value`` adds to the collection ``target`` when ``value`` is
-    ``target + items`` or ``target | items`` (either side; ``read``: the binding of an
-    expression; ``items`` a collection literal, :func:`_items`), else ``None``: the rest
-    of the collection is upstream's own, so the assignment extends a registry rather than
-    wrapping an original."""
-    if not isinstance(value, ast.BinOp) or not isinstance(value.op, _EXTENDING):
-        return None
-    for side, other in ((value.left, value.right), (value.right, value.left)):
-        if isinstance(side, (ast.Name, ast.Attribute)):
-            bound = read(side)
-            if bound is not None and bound.dotted == target:
-                return _items(other)
-    return None
-
-
-def _items(added: ast.expr) -> list[ast.expr] | None:
-    """The items a collection literal adds, each as written: a tuple's, list's or set's
-    elements, a dict's keys (``**rest`` as itself), those of the literal inside
-    ``frozenset({...})`` or ``tuple([...])``; ``None`` for anything else (a number, a
-    name: nothing tells it is a collection)."""
-    if (
-        isinstance(added, ast.Call)
-        and isinstance(added.func, ast.Name)
-        and added.func.id in ("frozenset", "set", "tuple", "list")
-        and len(added.args) == 1
-        and not added.keywords
-    ):
-        return _items(added.args[0])
-    if isinstance(added, (ast.Tuple, ast.List, ast.Set)):
-        return list(added.elts)
-    if isinstance(added, ast.Dict):
-        return [k if k is not None else v for k, v in zip(added.keys, added.values)]
-    return None
-
-
-def _class_name(name: str) -> bool:
-    """Whether ``name`` is spelled as a class is (``CapWords``: ``QuantizationConfig``,
-    not ``REGISTRY`` or ``registry``)."""
-    return name[:1].isupper() and not name.isupper()
-
-
-def _virtual_subclass(node: ast.Call, receiver: str) -> bool:
-    """Whether ``receiver.register(...)`` has the form of :meth:`abc.ABCMeta.register`: a
-    class (``receiver`` spelled as one) given one class and nothing else. It makes the
-    class a virtual subclass for ``isinstance``; no upstream name or registry item
-    changes, so it is no registry entry (``REGISTRY.register(key, value)`` and
-    ``registry.register(Class)`` on an instance still are)."""
-    if len(node.args) != 1 or node.keywords:
-        return False
-    argument = node.args[0]
-    if isinstance(argument, ast.Name):
-        name = argument.id
-    elif isinstance(argument, ast.Attribute):
-        name = argument.attr
-    else:
-        return False
-    return _class_name(receiver.rpartition(".")[2]) and _class_name(name)
-
-
-def _dict_update(node: ast.Call) -> bool:
-    """Whether ``X.update(...)`` has the form of :meth:`dict.update`: at most one positional
-    argument, and that one not a constant (a dict, a name, a call), keywords besides."""
-    if len(node.args) > 1:
-        return False
-    return not (node.args and isinstance(node.args[0], ast.Constant))

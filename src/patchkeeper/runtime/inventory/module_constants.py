@@ -25,7 +25,7 @@ from typing import Any
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import Mechanism, PatchEntry
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 
 #: The target of a ``sys.modules`` entry whose key is computed at run time.
 SYS_MODULES = "sys.modules"
@@ -73,7 +73,7 @@ def _scope_bindings(body: list[ast.stmt]) -> tuple[Counter[str], set[str]]:
     declares ``global`` or ``nonlocal``."""
     bound: Counter[str] = Counter()
     declared: set[str] = set()
-    for node in names.walk_scope(body):
+    for node in astwalk.walk_scope(body):
         kind = node.__class__
         if kind is ast.Name:
             if node.ctx.__class__ is not ast.Load:  # type: ignore[attr-defined]
@@ -102,7 +102,7 @@ def module_constants(tree: ast.Module, source: bytes) -> dict[str, str]:
     bound = _module_bindings(tree)
     declared: set[str] = set()
     if b"global" in source:
-        for node in names.walk_all(tree):
+        for node in astwalk.walk_all(tree):
             if node.__class__ is ast.Global:
                 declared.update(node.names)
     return {

@@ -36,7 +36,7 @@ class ParameterForms(DecoratorForms):
     _rebound: dict[str, frozenset[str]]
     _object_loops: list[tuple[str, list[ast.expr]] | None]
 
-    # Defined by :class:`~.assignment_forms.AssignmentForms`, the scanner's form mixin.
+    # Defined by :class:`~.sys_modules_forms.SysModulesForms`, a mixin of the scanner.
     def aliased(self, expr: ast.expr, scope: str) -> ast.expr | None:
         raise NotImplementedError
 
@@ -200,7 +200,7 @@ class ParameterForms(DecoratorForms):
     def module_argument(self, arg: ast.expr, scope: str, table: Table, item: Item) -> str | None:
         """The upstream module ``arg`` looks up by name: ``sys.modules[name]``,
         ``sys.modules.get(name)``, ``importlib.import_module(name)`` or a name bound to
-        ``sys.modules[name]`` in ``scope`` (:meth:`AssignmentForms.module_alias`), the name
+        ``sys.modules[name]`` in ``scope`` (:meth:`.SysModulesForms.module_alias`), the name
         a literal, a module constant or a variable of the loop's ``item``; or the dotted path
         of an attribute read of one (``sys.modules.get(NAME).Runner``); ``""`` for such a
         lookup whose name is not an upstream module this reader can tell; ``None`` for any

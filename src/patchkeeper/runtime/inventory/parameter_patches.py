@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 from patchkeeper.runtime.inventory.file_facts import CondSpec, FileFacts
 from patchkeeper.runtime.model import PatchEntry
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 from patchkeeper.runtime.syntax.astwalk import of_kinds
 
 #: The kinds of an argument (:func:`argument`).
@@ -104,7 +104,7 @@ _BINDING_KINDS = frozenset(
 def _reads(node: ast.AST, param: str, attr: str, aliases: set[str]) -> bool:
     """Whether ``node`` reads ``param.attr`` (or ``getattr(param, "attr", ...)``) or a name
     of ``aliases`` (bound to that read)."""
-    for sub in names.walk_all(node):
+    for sub in astwalk.walk_all(node):
         if _is_read(sub, param, attr):
             return True
         if isinstance(sub, ast.Name) and sub.id in aliases and isinstance(sub.ctx, ast.Load):

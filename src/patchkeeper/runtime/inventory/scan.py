@@ -42,7 +42,7 @@ from patchkeeper.runtime.inventory.file_facts import (
 from patchkeeper.runtime.inventory.loop_literals import iterations
 from patchkeeper.runtime.inventory.module_constants import FunctionConstants, module_constants
 from patchkeeper.runtime.inventory.temporary_swaps import mark_temporary, restored_targets
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 from patchkeeper.runtime.syntax.names import Binding, ScopeBindings, Table
 from patchkeeper.runtime.syntax.parsing import keep_plugin_tree, parse_file, undecodable
 from patchkeeper.runtime.syntax.references import tree_facts
@@ -355,7 +355,7 @@ class _Scanner(AssignmentForms):
         called: set[int] = set()
         inner: set[int] = set()  # the parts of a computed name already read
         calls: list[ast.Call] = []
-        for sub in names.walk_scope([node]):
+        for sub in astwalk.walk_scope([node]):
             kind = sub.__class__
             if kind is ast.Call:
                 call = cast(ast.Call, sub)

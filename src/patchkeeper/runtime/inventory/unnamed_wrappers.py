@@ -24,7 +24,7 @@ from __future__ import annotations
 import ast
 
 from patchkeeper.runtime.inventory.parameter_patches import wraps_original
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 
 
 def unnamed_wrapper_problem(
@@ -127,7 +127,7 @@ def wraps_what_it_replaces(
         return any(
             is_read(sub)
             or (isinstance(sub, ast.Name) and sub.id in aliases and isinstance(sub.ctx, ast.Load))
-            for sub in names.walk_all(node)
+            for sub in astwalk.walk_all(node)
         )
 
     if isinstance(value, ast.Lambda):

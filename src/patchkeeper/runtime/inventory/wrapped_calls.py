@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from patchkeeper.runtime.syntax import names
+from patchkeeper.runtime.syntax import astwalk, names
 from patchkeeper.runtime.syntax.names import FunctionDef, ScopeBindings, Table
 
 #: The nodes that can read an object by its dotted path: a name, an attribute, a subscript
@@ -58,7 +58,7 @@ def reaches_original(
             table = module_table
             for scope in (*outer, node):
                 table = names.layered_table(bindings.of(scope), table, module, is_package)
-            for sub in names.walk_all(node):
+            for sub in astwalk.walk_all(node):
                 if sub.__class__ in _READINGS:
                     bound = names.dotted(sub, table)  # type: ignore[arg-type]
                     if bound is not None and names.reads_original(bound.dotted, original):

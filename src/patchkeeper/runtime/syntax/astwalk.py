@@ -4,17 +4,112 @@
 (itself a generator over :func:`ast.iter_fields`) for each node's children: two
 generator frames per node. The audit walks whole patch files and upstream functions this
 way; a list filled in the same order, read while it grows, gives the same nodes in the same
-order at a fraction of the cost.
+order at a fraction of the cost. :func:`walk_scope` and :func:`walk_all` go depth first,
+knowing per node class which fields can hold a child: the nodes of one scope, or of a whole
+subtree, when the order does not matter.
 """
 
 from __future__ import annotations
 
 import ast
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
-from patchkeeper.runtime.syntax.names import LEAVES, SCALAR_FIELDS
+#: The nested scopes :func:`walk_scope` yields without walking into them.
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+#: Fields that never hold a child node worth visiting: names, flags, and the context and
+#: operator singletons (``Load``, ``Add``...), which carry nothing.
+SCALAR_FIELDS = frozenset(
+    {
+        "ctx",
+        "op",
+        "ops",
+        "id",
+        "attr",
+        "arg",
+        "name",
+        "asname",
+        "module",
+        "level",
+        "conversion",
+        "is_async",
+        "type_comment",
+        "kind",
+        "simple",
+        "tag",
+        "type_ignores",
+    }
+)
+#: Nodes whose remaining fields hold plain values (a constant, a list of names).
+LEAVES = (ast.Constant, ast.MatchSingleton, ast.Global, ast.Nonlocal)
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(cls)
+    if fields is None:
+        if issubclass(cls, _NESTED_SCOPES + LEAVES):
+            fields = ()
+        else:
+            fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in SCALAR_FIELDS)
+        _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+def walk_scope(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node of a scope in preorder, without descending into nested functions or
+    classes (those nodes themselves are yielded; lambdas are walked), nor into context and
+    operator nodes. Faster than :func:`ast.walk`: the fields that can hold a child are
+    known per node class."""
+    stack: list[ast.AST] = [*body][::-1]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        for name in _child_fields(node.__class__):
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in reversed(value):
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
+
+_ALL_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def walk_all(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under ``node`` (itself included), nested scopes included: the nodes of
+    :func:`ast.walk` in another order (and, as :func:`walk_scope`, the attribute names of a
+    class pattern as strings), without its per-node field iteration (the fields that can
+    hold a child are known per node class)."""
+    stack: list[ast.AST] = [node]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        yield node
+        kind = node.__class__
+        fields = _ALL_FIELDS.get(kind)
+        if fields is None:
+            leaf = issubclass(kind, LEAVES)
+            own = getattr(kind, "_fields", ())  # a str of a pattern has none
+            fields = () if leaf else tuple(f for f in own if f not in SCALAR_FIELDS)
+            _ALL_FIELDS[kind] = fields
+        for name in fields:
+            value = getattr(node, name, None)
+            if value is None:
+                continue
+            if value.__class__ is list:
+                for item in value:
+                    if item is not None:
+                        push(item)
+            else:
+                push(value)
+
 
 _AST = ast.AST
 _CALL_KIND: frozenset[type] = frozenset({ast.Call})
