@@ -272,31 +272,26 @@ def broken_references(
         seen.add((ref.dotted, ref.file, how))
         found = where[ref.dotted]
         moved = f"; now defined at {', '.join(found.candidates[:3])}" if found.candidates else ""
-        if probe:
-            out.append(
-                Finding(
-                    "guarded-gone",
-                    ref.file,
-                    ref.line,
-                    f"{ref.dotted} is gone from the new upstream: the `except` at line "
-                    f"{ref.guard} catches the error, so the rest of its `try` no longer runs; "
-                    f"it holds no patch, so only what it imports or defines is missing{moved}",
-                    "use the name where the new upstream defines it, or drop the import if "
-                    "the plugin no longer needs it",
-                )
-            )
-            continue
         if ref.guard:
+            if probe:
+                lost = (
+                    "; it holds no patch, so only what it imports or defines is missing",
+                    "drop the import if the plugin no longer needs it",
+                )
+            else:
+                lost = (
+                    " and what it patches is no longer patched",
+                    "remove the patches this `try` guards if the new upstream no longer needs them",
+                )
             out.append(
                 Finding(
                     "guarded-gone",
                     ref.file,
                     ref.line,
                     f"{ref.dotted} is gone from the new upstream: the `except` at line "
-                    f"{ref.guard} catches the error, so the rest of its `try` no longer runs "
-                    f"and what it patches is no longer patched{moved}",
-                    "use the name where the new upstream defines it, or remove the patches "
-                    "this `try` guards if the new upstream no longer needs them",
+                    f"{ref.guard} catches the error, so the rest of its `try` no longer runs"
+                    f"{lost[0]}{moved}",
+                    f"use the name where the new upstream defines it, or {lost[1]}",
                 )
             )
             continue
