@@ -12,8 +12,8 @@ from patchkeeper.errors import ConfigError
 
 CODES = (
     '"PK101", "PK102", "PK103", "PK104", "PK105", "PK106", "PK201", "PK202", "PK203", "PK301", '
-    '"PK302", "PK303", "PK304", "PK305", "PK401", "PK501", "PK502", "PK503", "PK504", "PK505", '
-    '"PK506", "PK601" or "PK602"'
+    '"PK302", "PK303", "PK304", "PK305", "PK306", "PK401", "PK501", "PK502", "PK503", "PK504", '
+    '"PK505", "PK506", "PK601" or "PK602"'
 )
 
 #: (the setting, where it goes: "top" or a section, the error line, the hint line)
