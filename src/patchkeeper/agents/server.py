@@ -105,7 +105,7 @@ def describe(tool: ToolSpec, group: click.Group) -> Any:
         annotations=types.ToolAnnotations(
             read_only_hint=not tool.writes,
             destructive_hint=tool.destructive if tool.writes else None,
-            idempotent_hint=not tool.writes,
+            idempotent_hint=not tool.writes or tool.idempotent,
             open_world_hint=open_world(tool, group),
         ),
     )

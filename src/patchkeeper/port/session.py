@@ -103,9 +103,11 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
 
 def _no_port(config: Config) -> str:
     """What to do when ``--continue`` or ``--abort`` finds no port: in a git checkout whose
-    series or configuration differs from ``HEAD``, a port cut short by Ctrl-C after its last
-    write has finished (``git diff`` shows it); else no port was started, or the last one
-    finished. Either way the configured pin says where the series is."""
+    series or configuration differs from ``HEAD``, the last port has finished and its writes
+    are not committed (``git diff`` shows them): a ``--continue`` that carried the port
+    through, or a run cut short after its last write, finished all the same; else no port
+    was started, or the last one finished. Either way the configured pin says where the
+    series is."""
     from patchkeeper.upstream import gitops
 
     again = "to port the series, run 'patchkeeper port --to NEWPIN'"
@@ -119,8 +121,8 @@ def _no_port(config: Config) -> str:
         done = None
     if done is not None and done.returncode == 0 and done.stdout.strip():
         return (
-            f"{pin}: a port interrupted after its last write has finished (git diff shows "
-            f"what it wrote); {again}"
+            f"{pin}: the last port has finished and its changes are not committed (git diff "
+            f"shows them); {again}"
         )
     return f"no port was started here, or the last one finished: {pin}; {again}"
 
