@@ -51,6 +51,7 @@ from patchkeeper.agents.tools import (
     input_schema,
     open_world,
 )
+from patchkeeper.constants import MCP_CALL_ENV
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import json_text
 from patchkeeper.render.envelope import error_envelope
@@ -176,7 +177,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
     except OSError as exc:  # the machine refused to look at a path the call names
         return _refusal(tool, group, _machine_refusal(exc), _given(arguments))
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
-    done = await _run_command(argv, root)
+    done = await _run_command(argv, root, env={**os.environ, MCP_CALL_ENV: "1"})
     out = done.stdout.decode("utf-8", "replace")
     try:
         envelope = json.loads(out)
@@ -255,7 +256,7 @@ _STARTING = _Starting()
 
 
 async def _run_command(
-    argv: list[str], root: Path, grace: float | None = None
+    argv: list[str], root: Path, grace: float | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run one tool call's command line in ``root`` and collect both outputs, its process id
     kept in :data:`_RUNNING` while it runs.
@@ -266,13 +267,20 @@ async def _run_command(
     cancellation goes on. Ended at once, the command would be cut short in the middle of a
     write and its own processes left running. ``grace``: seconds to wait after the Ctrl-C
     before the process is killed (``None``: wait for it, as for a command, which always
-    ends on Ctrl-C; an interpreter the call names may not)."""
+    ends on Ctrl-C; an interpreter the call names may not). ``env``: the process's
+    environment (default: the server's); a tool call's command gets :data:`MCP_CALL_ENV`
+    too, so that a text it writes for its reader names tools."""
     import anyio
 
     _STARTING.count += 1
     try:
         process = await anyio.open_process(
-            argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            argv,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         _RUNNING.add(process.pid)
     finally:

@@ -363,6 +363,13 @@ def read_only_refusal(
     )
 
 
+def writes_a_file(param: click.Parameter) -> bool:
+    """Whether ``param`` is an option that writes a file (``--save-evidence``,
+    ``--markdown``, ``--output``), which a read-only tool leaves out: its advice about one
+    (:func:`read_only_refusal`) is a terminal's."""
+    return param.name in _WRITING_OPTIONS
+
+
 def _range_project(to: str) -> str | None:
     """The project of ``to`` when it is a range of releases (``"minihttp>1.0"``), else
     ``None``.
