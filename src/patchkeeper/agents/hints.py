@@ -37,6 +37,7 @@ from patchkeeper.agents.tools import (
     tool_parameters,
     writes_a_file,
 )
+from patchkeeper.constants import OPTION_ABORT, OPTION_CONTINUE
 from patchkeeper.port.instructions import GoOn
 
 #: What is appended to a command line no tool runs.
@@ -428,9 +429,9 @@ def port_go_on(group: click.Group, argv: list[str]) -> GoOn:
         return text
 
     return GoOn(
-        resume=f"Call {said('port', '--continue')}",
+        resume=f"Call {said('port', OPTION_CONTINUE)}",
         upgrade=_starting_tool(("upgrade",)),
-        resume_upgrade=said("upgrade", "--continue"),
-        abort=f"call {said('port', '--abort')}",
+        resume_upgrade=said("upgrade", OPTION_CONTINUE),
+        abort=f"call {said('port', OPTION_ABORT)}",
         history=f"start the port with the `upstream_repo` argument of {_starting_tool(('port',))}",
     )
