@@ -46,7 +46,7 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in talk(example.root, conversation)}
-    assert list(tools) == READ_ONLY + WRITING
+    assert list(tools) == [*READ_ONLY, *WRITING, "result_page"]
     for name in READ_ONLY:
         annotations = tools[name].annotations
         assert (annotations.read_only_hint, annotations.destructive_hint) == (True, None), name
@@ -496,6 +496,8 @@ def test_a_call_with_what_the_schema_requires_is_one_the_command_takes(
         tools = (await client.list_tools()).tools
         calls = []
         for tool in tools:
+            if tool.name == "result_page":  # runs no command: the pages of a result kept
+                continue
             arguments: dict[str, object] = {"directory": "downstream"}
             arguments.update({key: values[key] for key in tool.input_schema["required"]})
             if "write" in tool.input_schema["properties"]:
@@ -796,6 +798,9 @@ def test_descriptions_name_arguments_not_command_line_options(example: Example) 
         target = tools[name].input_schema["properties"]["target"]["description"]
         assert "installed where `python` says," in target, name
     for tool in tools.values():
+        if tool.name == "result_page":  # runs no command
+            assert "--" not in tool.description
+            continue
         said = tool.description.replace(tool.description.split("Runs `")[1].split("`")[0], "")
         helps = [prop.get("description", "") for prop in tool.input_schema["properties"].values()]
         assert not re.search(r"(?<![\w-])--[a-z]", " ".join([said, *helps])), tool.name
@@ -842,4 +847,5 @@ def test_each_tools_annotations_say_what_it_does(example: Example) -> None:
         "write_upgrade": (False, True, False, True),
         "write_upgrade_continue": (False, True, False, True),
         "write_upgrade_abort": (False, True, True, False),
+        "result_page": (True, None, True, False),
     }

@@ -1,0 +1,88 @@
+"""A result larger than a call returns comes in pages, through the real client: every key but
+the lists whole on each page, the lists' items in order across the pages, a ``page`` key and
+a first text block saying which items a page holds and the cursor of the next."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mcp import ClientSession
+from mcp_support import talk, texts
+
+from helpers import Example
+
+AUDIT = {"directory": "downstream", "to": "../upstream/minihttp-1.1"}
+LIMIT = 6000
+
+
+def test_a_large_result_comes_in_pages(example: Example) -> None:
+    async def whole(client: ClientSession) -> Any:
+        return await client.call_tool("audit", AUDIT)
+
+    async def paged(client: ClientSession) -> list[Any]:
+        pages = [await client.call_tool("audit", AUDIT)]
+        while pages[-1].structured_content["page"]["next_cursor"] is not None:
+            cursor = pages[-1].structured_content["page"]["next_cursor"]
+            pages.append(await client.call_tool("result_page", {"cursor": cursor}))
+        again = await client.call_tool("result_page", {"cursor": "1:0"})
+        pages.append(again)
+        return pages
+
+    full = talk(example.root, whole).structured_content
+    *pages, again = talk(example.root, paged, "--max-result-chars", str(LIMIT))
+    assert "page" not in full  # 12,979 characters: under the default limit
+    size = len(json.dumps(full, indent=2, ensure_ascii=False))
+    verdicts = len(full["verdicts"])
+    assert (verdicts, len(pages)) == (7, 3)
+    for page in pages:
+        content = page.structured_content
+        assert page.is_error is False
+        assert len(texts(page)[1]) <= LIMIT
+        assert json.loads(texts(page)[1]) == content
+        assert {k: v for k, v in content.items() if k not in ("verdicts", "page")} == {
+            k: v for k, v in full.items() if k != "verdicts"
+        }
+        assert texts(page)[0] == f"patchkeeper: {content['page']['hint']}"
+    held = [page.structured_content["page"]["lists"]["verdicts"] for page in pages]
+    assert held == [
+        {"total": 7, "start": 0, "count": 2},
+        {"total": 7, "start": 2, "count": 3},
+        {"total": 7, "start": 5, "count": 2},
+    ]
+    first = pages[0].structured_content["page"]
+    assert first == {
+        "size": size,
+        "limit": LIMIT,
+        "lists": {"verdicts": {"total": 7, "start": 0, "count": 2}},
+        "next_cursor": "1:2",
+        "hint": f"the result is {size} characters of JSON, more than the {LIMIT} a call "
+        "returns, so it comes in pages; this one holds verdicts 1-2 of 7; every other key is "
+        'whole. Call result_page with cursor "1:2" for the next page.',
+    }
+    assert pages[-1].structured_content["page"]["hint"].endswith("This is the last page.")
+    assert [v for page in pages for v in page.structured_content["verdicts"]] == full["verdicts"]
+    # a cursor is read again as often as asked: the first page, as it was
+    assert again.structured_content == pages[0].structured_content
+
+
+def test_a_cursor_no_result_is_kept_for_is_refused(example: Example) -> None:
+    async def conversation(client: ClientSession) -> list[Any]:
+        return [
+            await client.call_tool("result_page", {"cursor": "7:10"}),
+            await client.call_tool("result_page", {}),
+        ]
+
+    unknown, empty = talk(example.root, conversation)
+    assert unknown.is_error is True
+    assert unknown.structured_content["error"] == {
+        "message": "no result is kept for the cursor '7:10'",
+        "file": None,
+        "line": None,
+        "hint": "the server keeps the last 8 results cut into pages, for as long as it runs: "
+        "call the tool again for its result and go on from that one's next_cursor",
+    }
+    assert empty.is_error is True
+    assert empty.structured_content["error"]["message"] == (
+        "result_page takes one argument, cursor (a string)"
+    )
