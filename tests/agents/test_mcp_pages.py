@@ -86,3 +86,33 @@ def test_a_cursor_no_result_is_kept_for_is_refused(example: Example) -> None:
     assert empty.structured_content["error"]["message"] == (
         "result_page takes one argument, cursor (a string)"
     )
+
+
+def test_the_lists_inside_an_object_are_cut_too() -> None:
+    """A runtime audit's ``inventory`` (an object holding the inventory's own lists) was
+    repeated whole on every page, 447,000 characters of each; its lists are cut as the
+    envelope's own are, named by their place."""
+    from patchkeeper.agents.pages import Pages
+
+    inventory = {"plugin": "p", "entries": [{"n": n, "text": "x" * 300} for n in range(12)]}
+    envelope = {
+        "command": "runtime audit",
+        "exit_code": 0,
+        "inventory": inventory,
+        "entries": [{"n": n, "text": "y" * 300} for n in range(6)],
+        "counts": {"keep": 6},
+    }
+    pages = Pages(limit=2000)
+    page = pages.first(envelope)
+    seen = [page]
+    while page["page"]["next_cursor"] is not None:
+        page = pages.next(page["page"]["next_cursor"])
+        assert page is not None
+        seen.append(page)
+    assert all(len(json.dumps(p, indent=2, ensure_ascii=False)) <= 2000 for p in seen)
+    assert [e for p in seen for e in p["inventory"]["entries"]] == inventory["entries"]
+    assert [e for p in seen for e in p["entries"]] == envelope["entries"]
+    assert all(p["inventory"]["plugin"] == "p" and p["counts"] == {"keep": 6} for p in seen)
+    assert list(seen[0]["page"]["lists"]) == ["inventory.entries", "entries"]
+    assert envelope["inventory"]["entries"] == inventory["entries"]  # the kept one is whole
+    assert len(inventory["entries"]) == 12

@@ -4,8 +4,9 @@ An envelope can be megabytes (the audit of a long series, the runtime inventory 
 plugin): a client puts a tool's result whole into the model's context, which cannot take that.
 The server returns at most :data:`MAX_RESULT_CHARS` characters of JSON text a call. A larger
 envelope is kept in the server's memory and cut into pages: each page holds every key of the
-envelope whole (the summary, the counts, the target) except its lists, of which it holds a run
-of items, and a ``page`` key says which items of which list it holds, of how many, and the
+envelope whole (the summary, the counts, the target) except its lists (those of the objects in
+it too: ``inventory.entries``), of which it holds a run of items, and a ``page`` key says
+which items of which list it holds, of how many, and the
 ``next_cursor`` that the ``result_page`` tool takes for the next page. Nothing is left out
 silently, and nothing is run again for a page: the pages are one run's result, whether the
 tool reads or writes. The server keeps the last :data:`KEPT` results cut into pages, for as
@@ -14,7 +15,6 @@ long as it runs.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import json
 from collections import OrderedDict
@@ -63,10 +63,11 @@ PAGE_SCHEMA: dict[str, Any] = {
 
 @dataclass
 class Pages:
-    """The results cut into pages, the newest last, by their number (:data:`KEPT` at most)."""
+    """The results cut into pages, the newest last, by their number (:data:`KEPT` at most),
+    each with the length of its whole JSON text."""
 
     limit: int = MAX_RESULT_CHARS
-    kept: OrderedDict[int, dict[str, Any]] = field(default_factory=OrderedDict)
+    kept: OrderedDict[int, tuple[dict[str, Any], int]] = field(default_factory=OrderedDict)
     numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
 
     def first(self, envelope: dict[str, Any]) -> dict[str, Any]:
@@ -76,7 +77,7 @@ class Pages:
         if "error" in envelope or size <= self.limit or not _lists(envelope):
             return envelope
         number = next(self.numbers)
-        self.kept[number] = envelope
+        self.kept[number] = (envelope, size)
         while len(self.kept) > KEPT:
             self.kept.popitem(last=False)
         return self._page(number, envelope, 0, size)
@@ -87,25 +88,28 @@ class Pages:
         number_text, _, start_text = cursor.partition(":")
         if not (number_text.isdigit() and start_text.isdigit()):
             return None
-        envelope = self.kept.get(int(number_text))
-        if envelope is None or int(start_text) >= _units(envelope):
+        kept = self.kept.get(int(number_text))
+        if kept is None or int(start_text) >= _units(kept[0]):
             return None
-        size = len(json_text(envelope, latin1=True))
+        envelope, size = kept
         return self._page(int(number_text), envelope, int(start_text), size)
 
     def _page(self, number: int, envelope: dict[str, Any], start: int, size: int) -> dict[str, Any]:
         """The page of ``envelope`` from its item ``start`` (counted across its lists, in
-        key order): as many items as fit :attr:`limit`, one at least."""
+        order): as many items as fit :attr:`limit`, one at least."""
         total = _units(envelope)
+
+        def page_to(end: int) -> dict[str, Any]:
+            page = _slice(envelope, start, end)
+            page["page"] = _describe(envelope, start, end, number, size, self.limit)
+            return page
+
         end = min(total, start + 1)
-        page = _slice(envelope, start, end)
-        page["page"] = _describe(envelope, start, end, number, size, self.limit)
-        # grow while the page fits; the page's own text is the measure
-        step = 1
+        page = page_to(end)
+        step = 1  # grow while the page's own text fits, by doubling steps
         while end < total:
             trial = min(total, end + step)
-            candidate = _slice(envelope, start, trial)
-            candidate["page"] = _describe(envelope, start, trial, number, size, self.limit)
+            candidate = page_to(trial)
             if len(json_text(candidate, latin1=True)) > self.limit:
                 if step == 1:
                     break
@@ -116,44 +120,72 @@ class Pages:
         return page
 
 
-def _lists(envelope: dict[str, Any]) -> list[str]:
-    """The keys of ``envelope`` whose values are lists with items: what a page cuts."""
-    return [key for key, value in envelope.items() if isinstance(value, list) and value]
+#: Where a list is in an envelope: the keys that lead to it (``("inventory", "entries")``).
+Place = tuple[str, ...]
+
+
+def _lists(value: dict[str, Any], path: Place = ()) -> list[Place]:
+    """The places of the lists with items in ``value`` (the envelope) that no list holds:
+    its own lists and those of the objects in it (``("inventory", "entries")``), in key
+    order; what a page cuts. An envelope's ``page`` key is none of them."""
+    found: list[Place] = []
+    for key, item in value.items():
+        if not path and key == "page":
+            continue
+        if isinstance(item, list) and item:
+            found.append((*path, key))
+        elif isinstance(item, dict):
+            found += _lists(item, (*path, key))
+    return found
+
+
+def _at(value: dict[str, Any], path: Place) -> Any:
+    """The value at ``path`` in ``value``."""
+    for key in path:
+        value = value[key]
+    return value
 
 
 def _units(envelope: dict[str, Any]) -> int:
     """How many items the lists of ``envelope`` hold together."""
-    return sum(len(envelope[key]) for key in _lists(envelope))
+    return sum(len(_at(envelope, path)) for path in _lists(envelope))
 
 
-def _ranges(envelope: dict[str, Any], start: int, end: int) -> dict[str, tuple[int, int, int]]:
+def _ranges(envelope: dict[str, Any], start: int, end: int) -> dict[Place, tuple[int, int, int]]:
     """For each list of ``envelope``: ``(total, first item, count)`` of the items ``start``
     to ``end`` (counted across the lists) that fall in it."""
     ranges = {}
     offset = 0
-    for key in _lists(envelope):
-        total = len(envelope[key])
+    for path in _lists(envelope):
+        total = len(_at(envelope, path))
         first = min(max(start - offset, 0), total)
         last = min(max(end - offset, 0), total)
-        ranges[key] = (total, first, last - first)
+        ranges[path] = (total, first, last - first)
         offset += total
     return ranges
 
 
+def _objects(value: dict[str, Any]) -> dict[str, Any]:
+    """``value`` with each object in it copied (not its lists): a page's lists are set in
+    the copy, the kept envelope left whole."""
+    return {key: _objects(item) if isinstance(item, dict) else item for key, item in value.items()}
+
+
 def _slice(envelope: dict[str, Any], start: int, end: int) -> dict[str, Any]:
     """``envelope`` with each list cut to its items among ``start`` to ``end``."""
-    page = {key: value for key, value in envelope.items() if key != "page"}
-    for key, (_, first, count) in _ranges(envelope, start, end).items():
-        page[key] = copy.copy(envelope[key][first : first + count])
+    page = _objects({key: value for key, value in envelope.items() if key != "page"})
+    for path, (_, first, count) in _ranges(envelope, start, end).items():
+        _at(page, path[:-1])[path[-1]] = _at(envelope, path)[first : first + count]
     return page
 
 
 def _describe(
     envelope: dict[str, Any], start: int, end: int, number: int, size: int, limit: int
 ) -> dict[str, Any]:
-    """The ``page`` key of the page from ``start`` to ``end``: its lists' items, the next
-    page's cursor and a sentence saying both."""
-    ranges = _ranges(envelope, start, end)
+    """The ``page`` key of the page from ``start`` to ``end``: its lists' items (each list
+    named by its place, ``inventory.entries`` for a list in an object), the next page's
+    cursor and a sentence saying both."""
+    ranges = {".".join(path): held for path, held in _ranges(envelope, start, end).items()}
     held = []
     for key, (total, first, count) in ranges.items():
         if count:

@@ -227,7 +227,6 @@ async def run_call(
 def page_call(pages: Pages, arguments: Any) -> Any:
     """A call of :data:`~patchkeeper.agents.pages.PAGE_TOOL`: the page its ``cursor`` names
     of a result kept, else a tool error saying what to do."""
-
     cursor = arguments.get("cursor") if isinstance(arguments, dict) else None
     extra = sorted(set(arguments or {}) - {"cursor"}) if isinstance(arguments, dict) else []
     if not isinstance(cursor, str) or extra:
