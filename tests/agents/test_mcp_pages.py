@@ -116,3 +116,25 @@ def test_the_lists_inside_an_object_are_cut_too() -> None:
     assert list(seen[0]["page"]["lists"]) == ["inventory.entries", "entries"]
     assert envelope["inventory"]["entries"] == inventory["entries"]  # the kept one is whole
     assert len(inventory["entries"]) == 12
+
+
+def test_an_item_larger_than_the_limit_is_one_page_that_says_so() -> None:
+    """One entry of vllm-ascend's runtime audit holds a 143,759-character diff: its page is
+    over the limit, whole, and its hint says why."""
+    from patchkeeper.agents.pages import Pages
+
+    envelope = {"command": "runtime audit", "entries": [{"diff": "d" * 3000}, {"diff": "e"}]}
+    pages = Pages(limit=2000)
+    first = pages.first(envelope)
+    assert first["entries"] == [{"diff": "d" * 3000}]
+    hint = first["page"]["hint"]
+    said, _, added = hint.partition(" This page is ")
+    first["page"]["hint"] = said
+    length = len(json.dumps(first, indent=2, ensure_ascii=False))
+    assert length > 2000
+    assert added == (
+        f"{length} characters: its one item is larger than the limit, and an item is never cut."
+    )
+    second = pages.next(first["page"]["next_cursor"])
+    assert second is not None and second["entries"] == [{"diff": "e"}]
+    assert "never cut" not in second["page"]["hint"]

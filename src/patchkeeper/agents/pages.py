@@ -117,6 +117,12 @@ class Pages:
                 continue
             page, end = candidate, trial
             step *= 2
+        length = len(json_text(page, latin1=True))
+        if length > self.limit:  # one item larger than the limit: a page holds it whole
+            page["page"]["hint"] += (
+                f" This page is {length} characters: its one item is larger than the limit, "
+                "and an item is never cut."
+            )
         return page
 
 
