@@ -145,3 +145,29 @@ def test_the_hints_of_findings_and_of_decide_name_tools(example: Example) -> Non
         "`save_evidence: true` (an argument of write_port_start, write_port_continue or "
         "write_port_abort), or set evidence = true"
     )
+
+
+def test_a_continue_after_the_port_an_upgrade_started_names_the_upgrade(
+    example: Example,
+) -> None:
+    """The port an upgrade started, carried through by write_port_continue: a second one
+    finds no port, and the upgrade is what goes on, not a new port."""
+    conflict = example.downstream / CONFLICT / "files" / "retry.py"
+
+    async def conversation(client: ClientSession) -> Any:
+        await client.call_tool("write_upgrade", {**WRITE, "to": NEW})
+        resolve(conflict, PROXY)
+        await client.call_tool("write_port_continue", WRITE)
+        resolve(conflict, API_KEY)
+        done = await client.call_tool("write_port_continue", WRITE)
+        assert done.structured_content["outcome"] == "done"
+        return await client.call_tool("write_port_continue", WRITE)
+
+    again = talk(example.root, conversation)
+    assert again.is_error is True
+    assert again.structured_content["error"]["hint"] == (
+        "the port the upgrade in progress here started has finished (a write_port_continue "
+        "(write: true) carried it through): the next step is write_upgrade_continue (write: "
+        "true), which goes on with the upgrade's steps after its port (or write_upgrade_abort "
+        "(write: true) to put the downstream back)"
+    )

@@ -45,7 +45,7 @@ from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
 from patchkeeper.port.settings import port_settings
-from patchkeeper.port.workdir import PortState, WorkDir
+from patchkeeper.port.workdir import PortState, PortStateError, WorkDir
 from patchkeeper.record import evidence_store
 
 
@@ -78,7 +78,11 @@ def run(
     refused = over_stop and save_evidence is False
     if over_stop:
         save_evidence = True
-    result = port_series(config, request, _go_on())
+    try:
+        result = port_series(config, request, _go_on())
+    except PortStateError as exc:
+        _upgrade_next(config, request, exc)
+        raise
     if refused:
         from patchkeeper.progress import warn
 
@@ -100,6 +104,34 @@ def run(
         line = [*line, OPTION_TO, started.new, OPTION_FROM, started.old]
     evidence_store.keep(config, "port", result, line, save_evidence)
     return result
+
+
+def _upgrade_next(config: Config, request: PortRequest, exc: PortStateError) -> None:
+    """A ``--continue`` or ``--abort`` that finds no port while an upgrade is in progress:
+    the port the upgrade started has finished (a ``port --continue`` carried it through),
+    and what is next is the upgrade's own ``--continue``, which the hint says instead of
+    starting another port."""
+    if request.action == "port" or WorkDir(port_settings(config).work_dir).exists:
+        return
+    from patchkeeper.upgrade.results import StepName, StepStatus
+    from patchkeeper.upgrade.state import UpgradeDir, UpgradeStateError, in_progress, state_dir
+
+    upgrade = in_progress(config.root)
+    if upgrade is None:
+        return
+    try:
+        port = UpgradeDir(state_dir(config.root)).load().steps.get(StepName.PORT, {})
+    except UpgradeStateError:
+        port = {}
+    if port.get("status") != StepStatus.STOPPED:
+        exc.hint = upgrade  # the upgrade has not started its port: it says where it is
+        return
+    exc.hint = (
+        "the port the upgrade in progress here started has finished (a 'patchkeeper port "
+        "--continue' carried it through): the next step is 'patchkeeper upgrade --continue', "
+        "which goes on with the upgrade's steps after its port (or 'patchkeeper upgrade "
+        "--abort' to put the downstream back)"
+    )
 
 
 def _go_on() -> GoOn:
