@@ -118,23 +118,42 @@ def test_the_lists_inside_an_object_are_cut_too() -> None:
     assert len(inventory["entries"]) == 12
 
 
-def test_an_item_larger_than_the_limit_is_one_page_that_says_so() -> None:
-    """One entry of vllm-ascend's runtime audit holds a 143,759-character diff: its page is
-    over the limit, whole, and its hint says why."""
+def test_the_long_texts_of_an_item_larger_than_the_limit_come_in_parts() -> None:
+    """One entry of vllm-ascend's runtime audit holds a 140,635-character diff: its page was
+    178,537 characters. The item's long texts are cut to their first characters, each named
+    in ``page.cut`` with the cursor of its rest, which comes in parts under the limit."""
     from patchkeeper.agents.pages import Pages
 
-    envelope = {"command": "runtime audit", "entries": [{"diff": "d" * 3000}, {"diff": "e"}]}
-    pages = Pages(limit=2000)
+    diff = "".join(f"+line {n}\n" for n in range(1500))
+    envelope = {
+        "command": "runtime audit",
+        "entries": [{"name": "a", "drift": {"diff": diff, "note": "short"}}, {"name": "b"}],
+    }
+    pages = Pages(limit=4000)
     first = pages.first(envelope)
-    assert first["entries"] == [{"diff": "d" * 3000}]
-    hint = first["page"]["hint"]
-    said, _, added = hint.partition(" This page is ")
-    first["page"]["hint"] = said
-    length = len(json.dumps(first, indent=2, ensure_ascii=False))
-    assert length > 2000
-    assert added == (
-        f"{length} characters: its one item is larger than the limit, and an item is never cut."
+    assert first["entries"] == [{"name": "a", "drift": {"diff": diff[:500], "note": "short"}}]
+    assert first["page"]["cut"] == [
+        {
+            "place": "entries[0].drift.diff",
+            "length": len(diff),
+            "held": 500,
+            "cursor": "1:0:1:500:t",
+        }
+    ]
+    assert first["page"]["hint"].endswith(
+        "Its one item is larger than the limit: 1 of its texts are cut to their first 500 "
+        "characters (page.cut lists each, with the cursor that gives result_page the rest)."
     )
+    assert len(json.dumps(first, indent=2, ensure_ascii=False)) <= 4000
+    parts = []
+    part = pages.next("1:0:1:500:t")
+    while part is not None:
+        assert len(json.dumps(part, indent=2, ensure_ascii=False)) <= 4000
+        parts.append(part["text"]["value"])
+        cursor = part["page"]["next_cursor"]
+        part = pages.next(cursor) if cursor else None
+    assert diff[:500] + "".join(parts) == diff
     second = pages.next(first["page"]["next_cursor"])
-    assert second is not None and second["entries"] == [{"diff": "e"}]
-    assert "never cut" not in second["page"]["hint"]
+    assert second is not None and second["entries"] == [{"name": "b"}]
+    assert "cut" not in second["page"]
+    assert envelope["entries"][0]["drift"]["diff"] == diff  # the kept result is whole

@@ -5,12 +5,14 @@ plugin): a client puts a tool's result whole into the model's context, which can
 The server returns at most :data:`MAX_RESULT_CHARS` characters of JSON text a call. A larger
 envelope is kept in the server's memory and cut into pages: each page holds every key of the
 envelope whole (the summary, the counts, the target) except its lists (those of the objects in
-it too: ``inventory.entries``), of which it holds a run of items, and a ``page`` key says
-which items of which list it holds, of how many, and the
-``next_cursor`` that the ``result_page`` tool takes for the next page. Nothing is left out
-silently, and nothing is run again for a page: the pages are one run's result, whether the
-tool reads or writes. The server keeps the last :data:`KEPT` results cut into pages, for as
-long as it runs.
+it too: ``inventory.entries``), of which it holds a run of items, and a ``page`` key says which
+items of which list it holds, of how many, and the ``next_cursor`` that the ``result_page``
+tool takes for the next page. A page of one item larger than the limit (an entry holding a long
+diff) cuts that item's long texts to their first characters and lists each in ``page.cut`` with
+a cursor of its own, which gives the rest of the text, part by part. Nothing is left out
+silently, and nothing is run again for a page: the pages are one run's result, whether the tool
+reads or writes. The server keeps the last :data:`KEPT` results cut into pages, for as long as
+it runs.
 """
 
 from __future__ import annotations
@@ -57,6 +59,21 @@ PAGE_SCHEMA: dict[str, Any] = {
         },
         "next_cursor": {"type": ["string", "null"]},
         "hint": {"type": "string"},
+        "cut": {
+            "type": "array",
+            "description": "On a page of one item larger than the limit: its texts cut to "
+            "their first characters, each with the cursor result_page takes for the rest.",
+            "items": {
+                "type": "object",
+                "required": ["place", "length", "held", "cursor"],
+                "properties": {
+                    "place": {"type": "string"},
+                    "length": {"type": "integer"},
+                    "held": {"type": "integer"},
+                    "cursor": {"type": "string"},
+                },
+            },
+        },
     },
 }
 
@@ -83,8 +100,11 @@ class Pages:
         return self._page(number, envelope, 0, size)
 
     def next(self, cursor: str) -> dict[str, Any] | None:
-        """The page ``cursor`` (a page's ``next_cursor``) names, or ``None`` when no result
-        kept has it (a cursor of an earlier server, or of a result since dropped)."""
+        """The page ``cursor`` (a page's ``next_cursor``, or the cursor of a text a page cut)
+        names, or ``None`` when no result kept has it (a cursor of an earlier server, or of
+        a result since dropped)."""
+        if cursor.count(":") == 4:
+            return self._text(cursor)
         number_text, _, start_text = cursor.partition(":")
         if not (number_text.isdigit() and start_text.isdigit()):
             return None
@@ -117,13 +137,98 @@ class Pages:
                 continue
             page, end = candidate, trial
             step *= 2
-        length = len(json_text(page, latin1=True))
-        if length > self.limit:  # one item larger than the limit: a page holds it whole
-            page["page"]["hint"] += (
-                f" This page is {length} characters: its one item is larger than the limit, "
-                "and an item is never cut."
-            )
+        if len(json_text(page, latin1=True)) > self.limit:  # one item larger than the limit
+            self._cut_texts(number, envelope, start, page)
         return page
+
+    def _cut_texts(
+        self, number: int, envelope: dict[str, Any], start: int, page: dict[str, Any]
+    ) -> None:
+        """Cut the long texts of the one item of ``page`` (larger than the limit alone: a
+        long diff) to their first :func:`_head` characters, each listed in the page's ``cut``
+        with its place, length and the cursor of the rest; the hint says so, and, when the
+        page is over the limit even then, its length."""
+        place, index = _item_place(envelope, start)
+        item = _at(envelope, place)[index]
+        head = _head(self.limit)
+        cut = []
+        copy = _copied(item)
+        for number_of, (where, text) in enumerate(_texts(item)):
+            if len(text) <= head:
+                continue
+            _set(copy, where, text[:head])
+            cursor = f"{number}:{start}:{number_of}:{head}:t"
+            cut.append(
+                {
+                    "place": _name(place, index, where),
+                    "length": len(text),
+                    "held": head,
+                    "cursor": cursor,
+                }
+            )
+        _at(page, place)[0] = copy
+        about = page["page"]
+        about["cut"] = cut
+        if cut:
+            about["hint"] += (
+                f" Its one item is larger than the limit: {len(cut)} of its texts are cut to "
+                f"their first {head} characters (page.cut lists each, with the cursor that "
+                f"gives {PAGE_TOOL} the rest)."
+            )
+        length = len(json_text(page, latin1=True))
+        if length > self.limit:
+            about["hint"] += (
+                f" This page is {length} characters: its one item is larger than the limit."
+            )
+
+    def _text(self, cursor: str) -> dict[str, Any] | None:
+        """The part of a text a page cut that ``cursor`` (``RESULT:ITEM:TEXT:START:t``)
+        names: as many characters from ``START`` as fit the limit, with the cursor of the
+        next part; ``None`` when no result kept has it."""
+        parts = cursor.split(":")
+        if parts[4] != "t" or not all(part.isdigit() for part in parts[:4]):
+            return None
+        number, item_start, which, offset = (int(part) for part in parts[:4])
+        kept = self.kept.get(number)
+        if kept is None or item_start >= _units(kept[0]):
+            return None
+        envelope, size = kept
+        place, index = _item_place(envelope, item_start)
+        texts = _texts(_at(envelope, place)[index])
+        if which >= len(texts) or offset >= len(texts[which][1]):
+            return None
+        where, text = texts[which]
+        count = len(text) - offset
+
+        def part(count: int) -> dict[str, Any]:
+            end = offset + count
+            following = f"{number}:{item_start}:{which}:{end}:t" if end < len(text) else None
+            name = _name(place, index, where)
+            hint = (
+                f"characters {offset + 1}-{end} of the {len(text)} of {name}, which a page of "
+                "the result cut. "
+            )
+            hint += (
+                f"Call {PAGE_TOOL} with cursor {json.dumps(following)} for the next part."
+                if following is not None
+                else "This is its last part."
+            )
+            return {
+                "command": envelope.get("command"),
+                "text": {
+                    "place": name,
+                    "length": len(text),
+                    "start": offset,
+                    "value": text[offset:end],
+                },
+                "page": {"size": size, "limit": self.limit, "next_cursor": following, "hint": hint},
+            }
+
+        answer = part(count)
+        while count > 1 and len(json_text(answer, latin1=True)) > self.limit:
+            count = max(1, count * self.limit // len(json_text(answer, latin1=True)) - 1)
+            answer = part(count)
+        return answer
 
 
 #: Where a list is in an envelope: the keys that lead to it (``("inventory", "entries")``).
@@ -217,3 +322,58 @@ def _describe(
         "next_cursor": following,
         "hint": hint,
     }
+
+
+def _head(limit: int) -> int:
+    """How many characters of a long text a page of one item larger than ``limit`` keeps."""
+    return limit // 8
+
+
+#: Where a text is in an item: the keys and indexes that lead to it.
+Where = tuple[str | int, ...]
+
+
+def _texts(value: Any, where: Where = ()) -> list[tuple[Where, str]]:
+    """Every text in ``value`` (an item of a list), with where it is, in order."""
+    if isinstance(value, str):
+        return [(where, value)]
+    if isinstance(value, dict):
+        return [found for key, item in value.items() for found in _texts(item, (*where, key))]
+    if isinstance(value, list):
+        return [found for n, item in enumerate(value) for found in _texts(item, (*where, n))]
+    return []
+
+
+def _copied(value: Any) -> Any:
+    """``value`` with its objects and lists copied, so that a text in it can be set."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
+
+
+def _set(value: Any, where: Where, text: str) -> None:
+    """Set the text at ``where`` in ``value`` (copied by :func:`_copied`)."""
+    for step in where[:-1]:
+        value = value[step]
+    value[where[-1]] = text
+
+
+def _item_place(envelope: dict[str, Any], start: int) -> tuple[Place, int]:
+    """The list and the index in it of the item ``start`` (counted across the lists)."""
+    offset = 0
+    for place in _lists(envelope):
+        total = len(_at(envelope, place))
+        if start < offset + total:
+            return place, start - offset
+        offset += total
+    raise IndexError(start)
+
+
+def _name(place: Place, index: int, where: Where) -> str:
+    """A text's place as a page names it: ``entries[0].drift.downstream_diff``."""
+    name = ".".join(place) + f"[{index}]"
+    for step in where:
+        name += f"[{step}]" if isinstance(step, int) else f".{step}"
+    return name
