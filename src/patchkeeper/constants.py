@@ -123,6 +123,12 @@ CACHE_ENV = "PATCHKEEPER_CACHE"
 #: ``NO_COLOR`` (no-color.org), when set and not empty, turns colour off whatever this says.
 COLOR_ENV = "PATCHKEEPER_COLOR"
 
+#: Environment variable ``patchkeeper mcp`` sets (to ``1``) for the command a tool call runs:
+#: the text that command writes for its reader to act on (a stopped port's
+#: ``INSTRUCTIONS.md``) then names the server's tools, not command lines, since the agent
+#: reading it has no terminal.
+MCP_CALL_ENV = "PATCHKEEPER_MCP_CALL"
+
 #: The record of an applied series inside an installed distribution's ``.dist-info``.
 APPLIED_RECORD = "patchkeeper.json"
 

@@ -157,8 +157,16 @@ def test_what_a_hint_says_in_tools() -> None:
     assert translate("pass --to=minihttp==1.1 (git stash -u first)", upgrade, cli) == (
         'pass `to: "minihttp==1.1"` (git stash -u first)'
     )
+    # an option the called tool lacks names the tools that take it; one no tool takes stays
     assert translate("use --no-save-evidence, see --help", find_tool("write_decide"), cli) == (
-        "use --no-save-evidence, see the tool's description and input schema (tools/list)"
+        "use `save_evidence: false` (an argument of write_port_start, write_port_continue or "
+        "write_port_abort), see the tool's description and input schema (tools/list)"
+    )
+    assert translate("pass --upstream-repo PATH", find_tool("write_port_continue"), cli) == (
+        "pass `upstream_repo` (an argument of write_port_start) PATH"
+    )
+    assert translate("start the server with a --root that holds it", upgrade, cli) == (
+        "start the server with a --root that holds it"
     )
     assert translate("run 'patchkeeper audit --help' to see how to call it", None, cli) == (
         "read the description and input schema of audit, horizon (tools/list) to see how to call it"

@@ -46,14 +46,14 @@ def test_the_tools_and_their_schemas(example: Example) -> None:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in talk(example.root, conversation)}
-    assert list(tools) == READ_ONLY + WRITING
+    assert list(tools) == [*READ_ONLY, *WRITING, "result_page"]
     for name in READ_ONLY:
         annotations = tools[name].annotations
         assert (annotations.read_only_hint, annotations.destructive_hint) == (True, None), name
         assert "write" not in tools[name].input_schema["properties"], name
     for name in WRITING:
         annotations = tools[name].annotations
-        assert (annotations.read_only_hint, annotations.idempotent_hint) == (False, False), name
+        assert annotations.read_only_hint is False, name
         assert tools[name].input_schema["properties"]["write"]["type"] == "boolean", name
     assert tools["write_decide"].annotations.destructive_hint is False
     assert tools["write_port_start"].annotations.destructive_hint is True
@@ -496,6 +496,8 @@ def test_a_call_with_what_the_schema_requires_is_one_the_command_takes(
         tools = (await client.list_tools()).tools
         calls = []
         for tool in tools:
+            if tool.name == "result_page":  # runs no command: the pages of a result kept
+                continue
             arguments: dict[str, object] = {"directory": "downstream"}
             arguments.update({key: values[key] for key in tool.input_schema["required"]})
             if "write" in tool.input_schema["properties"]:
@@ -796,34 +798,54 @@ def test_descriptions_name_arguments_not_command_line_options(example: Example) 
         target = tools[name].input_schema["properties"]["target"]["description"]
         assert "installed where `python` says," in target, name
     for tool in tools.values():
+        if tool.name == "result_page":  # runs no command
+            assert "--" not in tool.description
+            continue
         said = tool.description.replace(tool.description.split("Runs `")[1].split("`")[0], "")
         helps = [prop.get("description", "") for prop in tool.input_schema["properties"].values()]
         assert not re.search(r"(?<![\w-])--[a-z]", " ".join([said, *helps])), tool.name
 
 
-def test_the_tools_that_may_fetch_a_release_say_they_reach_out(example: Example) -> None:
-    """A tool taking an upstream release (``to``, ``from``, ``pristine``) fetches a
-    requirement from the package indexes: its ``openWorldHint`` is true, so that a client
-    that asks before a tool goes to the network asks; the others stay on the machine."""
+def test_each_tools_annotations_say_what_it_does(example: Example) -> None:
+    """The annotations a client reads through tools/list, one tool a row: ``readOnlyHint``,
+    ``destructiveHint`` (a writing tool's), ``idempotentHint`` and ``openWorldHint``. A tool
+    taking an upstream release (``to``, ``from``, ``pristine``) fetches a requirement from
+    the package indexes; so do the ``_continue`` tools, which read again the releases the
+    port or upgrade was started with (fetched when the cache lost them). An ``_abort`` is
+    idempotent: the second finds nothing left to drop, and changes nothing."""
 
     async def conversation(client: ClientSession):
         return {tool.name: tool for tool in (await client.list_tools()).tools}
 
     tools = talk(example.root, conversation)
-    reaching = [name for name, tool in tools.items() if tool.annotations.open_world_hint]
-    assert reaching == [
-        "audit",
-        "horizon",
-        "verify",
-        "status",
-        "runtime_audit",
-        "runtime_port",
-        "write_port_start",
-        "write_runtime_port",
-        "write_upgrade",
-    ]
-    assert all(
-        tool.annotations.open_world_hint is False
-        for tool in tools.values()
-        if tool.name not in reaching
-    )
+    said = {
+        name: (
+            tool.annotations.read_only_hint,
+            tool.annotations.destructive_hint,
+            tool.annotations.idempotent_hint,
+            tool.annotations.open_world_hint,
+        )
+        for name, tool in tools.items()
+    }
+    assert said == {
+        "audit": (True, None, True, True),
+        "horizon": (True, None, True, True),
+        "verify": (True, None, True, True),
+        "status": (True, None, True, True),
+        "lint": (True, None, True, False),
+        "ledger_check": (True, None, True, False),
+        "runtime_inventory": (True, None, True, False),
+        "runtime_audit": (True, None, True, True),
+        "runtime_port": (True, None, True, True),
+        "report_check": (True, None, True, False),
+        "write_apply": (False, True, False, False),
+        "write_port_start": (False, True, False, True),
+        "write_port_continue": (False, True, False, True),
+        "write_port_abort": (False, True, True, False),
+        "write_runtime_port": (False, True, False, True),
+        "write_decide": (False, False, False, False),
+        "write_upgrade": (False, True, False, True),
+        "write_upgrade_continue": (False, True, False, True),
+        "write_upgrade_abort": (False, True, True, False),
+        "result_page": (True, None, True, False),
+    }

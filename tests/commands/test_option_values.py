@@ -214,8 +214,8 @@ def test_every_command_taking_a_value_option_refuses() -> None:
     """Each value option of each command, given ``--help`` as its value, is refused by
     name: the refusal is the group's, for every command it loads."""
     found = _value_options()
-    # 121 = each command's late -C and --config, and its own value options
-    assert (len(found), (("runtime", "audit"), "--from") in found) == (121, True)
+    # 122 = each command's late -C and --config, and its own value options
+    assert (len(found), (("runtime", "audit"), "--from") in found) == (122, True)
     refused = {(path, option): _invoke(*path, option, "--help")[::2] for path, option in found}
     assert {key: value for key, value in refused.items() if value[0] != 2} == {}
     assert {
@@ -308,8 +308,9 @@ def test_every_option_refusing_an_empty_value_refuses_a_blank_one() -> None:
                     if exc.message == f"{name} needs a value":
                         continue
                 missed.append((path, words))
-    # 116 = the 121 value options less lint --format, retire --at and --why, runtime lock
-    # --at and runtime check --timeout (a choice, the command's own words, a number)
+    # 116 = the 122 value options less lint --format, retire --at and --why, runtime lock
+    # --at, runtime check --timeout and mcp --max-result-chars (a choice, the command's own
+    # words, numbers)
     assert (len(found), missed) == (116, [])
     assert (blank(""), blank(" \t\n"), blank(" x ")) == (True, True, False)
 

@@ -425,8 +425,8 @@ def test_no_port_in_a_checkout_whose_series_changed(cli, example: Example) -> No
         2,
         [
             f"patchkeeper: error: {down / '.patchkeeper-port'}: no port is in progress",
-            "  hint: the series is at pin 1.0: a port interrupted after its last write has "
-            "finished (git diff shows what it wrote); to port the series, run 'patchkeeper "
+            "  hint: the series is at pin 1.0: the last port has finished and its changes "
+            "are not committed (git diff shows them); to port the series, run 'patchkeeper "
             "port --to NEWPIN'",
         ],
     )

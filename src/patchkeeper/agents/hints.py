@@ -35,7 +35,10 @@ from patchkeeper.agents.tools import (
     find_command,
     fixed_options,
     tool_parameters,
+    writes_a_file,
 )
+from patchkeeper.constants import OPTION_ABORT, OPTION_CONTINUE
+from patchkeeper.port.instructions import GoOn
 
 #: What is appended to a command line no tool runs.
 NO_TOOL = "(a command line: no tool runs it)"
@@ -53,6 +56,9 @@ _COMMAND_LINE = re.compile(r"(?:\brun )?(['`]?)\bpatchkeeper((?: +[^\s'`;,#()&]+
 _OPTION = re.compile(r"(?<![\w-])(')?--([a-z][a-z0-9-]*)(?:=((?:(?(1)[^\s']|\S))+))?(?(1)')")
 #: A short option alone: ``-C`` (``pass -C DIR``).
 _SHORT = re.compile(r"(?<![\w-])-([A-Za-z])(?![\w-])")
+#: A command in parentheses without ``patchkeeper`` and with options only: ``(port
+#: --continue)``.
+_BARE = re.compile(r"\(([a-z][a-z-]*(?: [a-z][a-z-]*)?(?: --[a-z][a-z-]*)+)\)")
 #: Another program's command line up to the end of the text: its short options are its own
 #: (``git -C PLACE switch``, ``tar -xf FILE -C DIR``), until a clause ends.
 _FOREIGN = re.compile(r"\b(?:git|tar|pip|pipx|python3?|uv|quilt|patch)\b[^,;()]*$")
@@ -257,20 +263,30 @@ def translate(
         name = f"--{match.group(2)}"
         if name == "--help":
             return HELP
-        if name not in keys:
-            return match.group(0)
-        key, param = keys[name]
+        found = keys.get(name)
+        owners = ""
+        if found is None:
+            if match.group(1) or _FOREIGN.search(match.string, 0, match.start()):
+                # click's own error names an option of the command run, in quotes; another
+                # program's option (pip download --no-deps) is its own
+                return match.group(0)
+            found, owners = _other_tools(group, tool, name)
+            if found is None:
+                return match.group(0)
+        key, param = found
         assert isinstance(param, click.Option)
         if param.is_flag:
-            return f"`{key}: {json.dumps(name not in param.secondary_opts)}`"
-        value = match.group(3)
-        return f"`{key}: {json.dumps(value)}`" if value else f"`{key}`"
+            said = f"`{key}: {json.dumps(name not in param.secondary_opts)}`"
+        else:
+            value = match.group(3)
+            said = f"`{key}: {json.dumps(value)}`" if value else f"`{key}`"
+        return f"{said} (an argument of {owners})" if owners else said
 
     def prose(part: str) -> str:
         """The options of text outside a command line, the call's own values kept."""
         for mask, value in masks.items():
             part = part.replace(value, mask)
-        part = _SHORT.sub(short, _OPTION.sub(option, part))
+        part = _SHORT.sub(short, _OPTION.sub(option, bare_commands(part, group)))
         for mask, value in masks.items():
             part = part.replace(mask, value)
         return part
@@ -294,27 +310,128 @@ def translate(
     return "".join(parts)
 
 
+def _other_tools(
+    group: click.Group, called: ToolSpec | None, name: str
+) -> tuple[tuple[str, click.Parameter] | None, str]:
+    """The parameter the option ``name`` (``--upstream-repo``) is among the tools other than
+    ``called`` (``(key, click parameter)``, else ``None``), and those tools' names
+    (``write_port_start``): the call's own tool does not take it (a ``--continue`` takes
+    none of the options that start a port), so the advice names the tool that does. A
+    read-only tool's advice about an option that writes a file is left to the terminal it
+    names (:func:`~patchkeeper.agents.tools.read_only_refusal`)."""
+    found: tuple[str, click.Parameter] | None = None
+    owners: list[str] = []
+    for spec in TOOLS:
+        if called is not None and spec.name == called.name:
+            continue
+        for key, param, _ in tool_parameters(spec, group):
+            if isinstance(param, click.Option) and name in (*param.opts, *param.secondary_opts):
+                if called is not None and not called.writes and writes_a_file(param):
+                    return None, ""
+                found = found or (key, param)
+                owners.append(spec.name)
+                break
+    listed = ", ".join(owners[:-1]) + " or " + owners[-1] if len(owners) > 1 else "".join(owners)
+    return found, listed
+
+
+def bare_commands(text: str, group: click.Group) -> str:
+    """``text`` with each command named in parentheses without ``patchkeeper`` (``resolved
+    by hand (port --continue)``) said as the tool that runs it, when a tool runs it alone.
+
+    >>> from patchkeeper.main import cli
+    >>> bare_commands("resolved by hand (port --continue) after git's merge", cli)
+    "resolved by hand (write_port_continue) after git's merge"
+    >>> bare_commands("(port --to NEW)", cli)
+    '(port --to NEW)'
+    """
+
+    def tool(match: re.Match[str]) -> str:
+        words = match.group(1).split()
+        path = _command_path(group, words)
+        if not path:
+            return match.group(0)
+        options = words[len(path) :]
+        for spec in TOOLS:
+            if spec.path == path and list(spec.fixed) == options:
+                return f"({spec.name})"
+        return match.group(0)
+
+    return _BARE.sub(tool, text)
+
+
 def translate_envelope(
     envelope: dict[str, Any], tool: ToolSpec | None, group: click.Group, given: Iterable[str] = ()
 ) -> dict[str, Any]:
     """``envelope`` with its advice translated (:func:`translate`), in place: the error's
     message (``--from nowhere: no directory``, which names the option the call gave as an
     argument) and hint, the envelope's ``hint`` and ``warnings``, and the next steps of
-    ``upgrade`` (each conflict's hint, ``verify``) and of ``port`` (``todo``); ``given``:
-    the call's argument values, quoted as given. Returns the envelope."""
+    ``upgrade`` (``verify``) and of ``port`` (``todo``), and every ``hint`` at any depth (an
+    upgrade's conflicts', the findings' of ``lint``, ``report --check`` and the runtime
+    commands); a port's patches say the command that resolved them as a tool
+    (:func:`bare_commands`). ``given``: the call's argument values, quoted as given.
+    Returns the envelope."""
     kept = tuple(given)
     say: Callable[[str], str] = lambda text: translate(text, tool, group, kept)  # noqa: E731
     error = envelope.get("error")
-    for key in ("message", "hint"):
-        if isinstance(error, dict) and isinstance(error.get(key), str):
-            error[key] = say(error[key])
-    if isinstance(envelope.get("hint"), str):
-        envelope["hint"] = say(envelope["hint"])
-    for conflict in envelope.get("conflicts") or []:
-        if isinstance(conflict, dict) and isinstance(conflict.get("hint"), str):
-            conflict["hint"] = say(conflict["hint"])
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        error["message"] = say(error["message"])
+    _translate_hints(envelope, say)
     for key in ("verify", "todo", "warnings"):
         steps = envelope.get(key)
         if isinstance(steps, list):
             envelope[key] = [say(step) if isinstance(step, str) else step for step in steps]
+    if envelope.get("command") == "port":
+        for patch in envelope.get("patches") or []:
+            if isinstance(patch, dict) and isinstance(patch.get("summary"), str):
+                patch["summary"] = bare_commands(patch["summary"], group)
     return envelope
+
+
+def _translate_hints(value: Any, say: Callable[[str], str]) -> None:
+    """Say every text under a ``hint`` key in ``value`` (the envelope, at any depth) in
+    tools and arguments, in place."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key == "hint" and isinstance(item, str):
+                value[key] = say(item)
+            else:
+                _translate_hints(item, say)
+    elif isinstance(value, list):
+        for item in value:
+            _translate_hints(item, say)
+
+
+def _starting_tool(path: tuple[str, ...]) -> str:
+    """The name of the tool that starts what the command ``path`` runs (``write_upgrade``):
+    the writing tool of that command with no fixed option."""
+    return next(tool.name for tool in TOOLS if tool.path == path and tool.writes and not tool.fixed)
+
+
+def port_go_on(group: click.Group, argv: list[str]) -> GoOn:
+    """How the ``INSTRUCTIONS.md`` of a port stopped in a tool call names the ways on: the
+    tools and their arguments (``write_port_continue (directory: "down", write: true)``),
+    never a command line, since the agent reading it calls tools. ``argv``: the command
+    line the call ran (without the program); its group options before the command (``-C
+    DIR``, ``--config=FILE``) are the call's ``directory`` and ``config``, which the ways
+    on repeat, so that they reach the same downstream.
+
+    >>> from patchkeeper.main import cli
+    >>> port_go_on(cli, ["-C", "down", "port", "--to=minihttp==1.1", "--json"]).resume
+    'Call write_port_continue (directory: "down", write: true)'
+    """
+    leading = argv[: _leading(group, argv)]
+
+    def said(*words: str) -> str:
+        text = tool_of_command_line(group, [*leading, *words])
+        if text is None:  # a tool of TOOLS runs each of these
+            raise LookupError(f"no tool runs patchkeeper {' '.join(words)}")
+        return text
+
+    return GoOn(
+        resume=f"Call {said('port', OPTION_CONTINUE)}",
+        upgrade=_starting_tool(("upgrade",)),
+        resume_upgrade=said("upgrade", OPTION_CONTINUE),
+        abort=f"call {said('port', OPTION_ABORT)}",
+        history=f"start the port with the `upstream_repo` argument of {_starting_tool(('port',))}",
+    )

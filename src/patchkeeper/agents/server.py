@@ -42,6 +42,7 @@ from patchkeeper.agents.calls import (
     command_line,
 )
 from patchkeeper.agents.hints import translate, translate_envelope
+from patchkeeper.agents.pages import KEPT, MAX_RESULT_CHARS, PAGE_SCHEMA, PAGE_TOOL, Pages
 from patchkeeper.agents.schemas import output_schema
 from patchkeeper.agents.tools import (
     TOOLS,
@@ -51,6 +52,7 @@ from patchkeeper.agents.tools import (
     input_schema,
     open_world,
 )
+from patchkeeper.constants import MCP_CALL_ENV
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.jsonable import json_text
 from patchkeeper.render.envelope import error_envelope
@@ -64,8 +66,9 @@ INSTRUCTIONS = (
     "write_* tools change files and run only when the call says write: true. Every path "
     "must be inside the "
     "server's root; relative paths are read from the directory argument (-C), itself "
-    "relative to the root. The skill skills/patchkeeper-upgrade/SKILL.md describes the "
-    "upgrade workflow."
+    "relative to the root. A result too large for one call comes in pages: its page key "
+    "says which items of its lists it holds, and result_page takes its next_cursor for the "
+    "next. The skill skills/patchkeeper-upgrade/SKILL.md describes the upgrade workflow."
 )
 
 
@@ -101,14 +104,21 @@ def describe(tool: ToolSpec, group: click.Group) -> Any:
         title=f"patchkeeper {' '.join([*tool.path, *tool.fixed])}",
         description=description(tool, group, say),
         input_schema=input_schema(tool, group, say),
-        output_schema=output_schema(tool.command),
+        output_schema=_with_page(output_schema(tool.command)),
         annotations=types.ToolAnnotations(
             read_only_hint=not tool.writes,
             destructive_hint=tool.destructive if tool.writes else None,
-            idempotent_hint=not tool.writes,
+            idempotent_hint=not tool.writes or tool.idempotent,
             open_world_hint=open_world(tool, group),
         ),
     )
+
+
+def _with_page(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's output schema with the ``page`` key of a result cut into pages
+    (:data:`~patchkeeper.agents.pages.PAGE_SCHEMA`)."""
+    schema["properties"]["page"] = PAGE_SCHEMA
+    return schema
 
 
 def _result(
@@ -118,6 +128,7 @@ def _result(
     warnings: str = "",
     refused: bool = False,
     given: tuple[str, ...] = (),
+    pages: Pages | None = None,
 ) -> Any:
     """The ``CallToolResult`` of an envelope, an error when it has ``error``: its advice (the
     error's hint, an upgrade's or a port's next steps) said in tools and arguments
@@ -126,17 +137,32 @@ def _result(
     standard error: under ``--json`` only its warnings (``patchkeeper: warning: ...`` and
     their hints, translated too; progress is drawn on a terminal only), given as one more
     text block when the call succeeded (a failed call's standard error is its error, given
-    already). ``given``: the call's argument values, which the advice quotes as given."""
+    already). ``given``: the call's argument values, which the advice quotes as given.
+    ``pages``: where a result too large for one call is kept and cut into pages
+    (:mod:`patchkeeper.agents.pages`): the answer is its first page."""
+    envelope = translate_envelope(envelope, tool, group, given)
+    if pages is not None:
+        envelope = pages.first(envelope)
+    said = translate(warnings, tool, group, given) if warnings else ""
+    return _answer(envelope, said, refused)
+
+
+def _answer(envelope: dict[str, Any], warnings: str = "", refused: bool = False) -> Any:
+    """The ``CallToolResult`` of an envelope (or a page of one) whose advice is said in
+    tools: its JSON text, the warnings after it, the error's text before it, and a page's
+    hint before everything, so that a client showing the text alone says it first."""
     from mcp import types
 
-    envelope = translate_envelope(envelope, tool, group, given)
     text = json_text(envelope, latin1=True)
     failed = refused or "error" in envelope
     content: list[Any] = [types.TextContent(text=text)]
     if warnings and not failed:
-        content.append(types.TextContent(text=translate(warnings, tool, group, given)))
+        content.append(types.TextContent(text=warnings))
     if failed:
         content.insert(0, types.TextContent(text=error_text(envelope)))
+    page = envelope.get("page")
+    if isinstance(page, dict) and isinstance(page.get("hint"), str):
+        content.insert(0, types.TextContent(text=f"patchkeeper: {page['hint']}"))
     return types.CallToolResult(content=content, structured_content=envelope, is_error=failed)
 
 
@@ -160,8 +186,11 @@ def _refusal(
     return _result(envelope, tool, group, refused=True, given=given)
 
 
-async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: Any) -> Any:
-    """Check and run one call of ``tool``; the ``CallToolResult``."""
+async def run_call(
+    tool: ToolSpec, group: click.Group, root: Path, arguments: Any, pages: Pages | None = None
+) -> Any:
+    """Check and run one call of ``tool``; the ``CallToolResult`` (its first page when the
+    result is larger than a call returns and ``pages`` keeps it)."""
     arguments = arguments or {}
     try:
         check_arguments(tool, group, arguments)
@@ -176,7 +205,7 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
     except OSError as exc:  # the machine refused to look at a path the call names
         return _refusal(tool, group, _machine_refusal(exc), _given(arguments))
     argv = [sys.executable, "-m", "patchkeeper", *command_line(tool, group, arguments)]
-    done = await _run_command(argv, root)
+    done = await _run_command(argv, root, env={**os.environ, MCP_CALL_ENV: "1"})
     out = done.stdout.decode("utf-8", "replace")
     try:
         envelope = json.loads(out)
@@ -192,7 +221,61 @@ async def run_call(tool: ToolSpec, group: click.Group, root: Path, arguments: An
         envelope = error_envelope(tool.command, problem, 3)
         return _result(envelope, tool, group, refused=True, given=_given(arguments))
     warnings = done.stderr.decode("utf-8", "replace").strip()
-    return _result(envelope, tool, group, warnings, given=_given(arguments))
+    return _result(envelope, tool, group, warnings, given=_given(arguments), pages=pages)
+
+
+def page_call(pages: Pages, arguments: Any) -> Any:
+    """A call of :data:`~patchkeeper.agents.pages.PAGE_TOOL`: the page its ``cursor`` names
+    of a result kept, else a tool error saying what to do."""
+    cursor = arguments.get("cursor") if isinstance(arguments, dict) else None
+    extra = sorted(set(arguments or {}) - {"cursor"}) if isinstance(arguments, dict) else []
+    if not isinstance(cursor, str) or extra:
+        problem = CallRefused(
+            f"{PAGE_TOOL} takes one argument, cursor (a string)",
+            hint="pass the next_cursor of the page before, as its page key gives it",
+        )
+        return _answer(error_envelope("", problem, problem.exit_code), refused=True)
+    page = pages.next(cursor)
+    if page is None:
+        problem = CallRefused(
+            f"no result is kept for the cursor {cursor!r}",
+            hint=f"the server keeps the last {KEPT} results cut into pages, for as long as it "
+            "runs: call the tool again for its result and go on from that one's next_cursor",
+        )
+        return _answer(error_envelope("", problem, problem.exit_code), refused=True)
+    return _answer(page)
+
+
+def page_tool(limit: int) -> Any:
+    """The MCP ``Tool`` that returns the next page of a result larger than ``limit``
+    characters of JSON."""
+    from mcp import types
+
+    return types.Tool(
+        name=PAGE_TOOL,
+        title="the next page of a result",
+        description=(
+            f"A result larger than {limit} characters of JSON comes in pages: its "
+            "page key says which items of its lists it holds and gives next_cursor; call this "
+            "tool with that cursor for the next page (every key but the lists is whole on "
+            "each page). Nothing is run again: the pages are one result, kept by the server "
+            f"(the last {KEPT}, while it runs). Read-only: writes nothing."
+        ),
+        input_schema={
+            "type": "object",
+            "properties": {
+                "cursor": {
+                    "type": "string",
+                    "description": "The next_cursor of the page before (its page key).",
+                }
+            },
+            "required": ["cursor"],
+            "additionalProperties": False,
+        },
+        annotations=types.ToolAnnotations(
+            read_only_hint=True, idempotent_hint=True, open_world_hint=False
+        ),
+    )
 
 
 def _machine_refusal(exc: OSError) -> PatchkeeperError:
@@ -255,7 +338,7 @@ _STARTING = _Starting()
 
 
 async def _run_command(
-    argv: list[str], root: Path, grace: float | None = None
+    argv: list[str], root: Path, grace: float | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[bytes]:
     """Run one tool call's command line in ``root`` and collect both outputs, its process id
     kept in :data:`_RUNNING` while it runs.
@@ -266,13 +349,20 @@ async def _run_command(
     cancellation goes on. Ended at once, the command would be cut short in the middle of a
     write and its own processes left running. ``grace``: seconds to wait after the Ctrl-C
     before the process is killed (``None``: wait for it, as for a command, which always
-    ends on Ctrl-C; an interpreter the call names may not)."""
+    ends on Ctrl-C; an interpreter the call names may not). ``env``: the process's
+    environment (default: the server's); a tool call's command gets :data:`MCP_CALL_ENV`
+    too, so that a text it writes for its reader names tools."""
     import anyio
 
     _STARTING.count += 1
     try:
         process = await anyio.open_process(
-            argv, cwd=root, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+            argv,
+            cwd=root,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
         )
         _RUNNING.add(process.pid)
     finally:
@@ -357,26 +447,31 @@ def _interrupted(signum: int, frame: object) -> None:
     os._exit(130)
 
 
-def build_server(root: Path, group: click.Group) -> Any:
+def build_server(root: Path, group: click.Group, limit: int = MAX_RESULT_CHARS) -> Any:
     """The low-level MCP server of the tools, running commands in ``root`` (absolute,
     resolved); ``group`` is the command line (``patchkeeper.main.cli``), whose commands the
-    tools' schemas are read from."""
+    tools' schemas are read from; ``limit``: the most characters of JSON a call returns
+    before its result comes in pages."""
     from mcp import types
     from mcp.server.lowlevel import Server
 
-    tools = [describe(tool, group) for tool in TOOLS]
+    tools = [*(describe(tool, group) for tool in TOOLS), page_tool(limit)]
+    pages = Pages(limit)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == PAGE_TOOL:
+            paged: types.CallToolResult = page_call(pages, params.arguments)
+            return paged
         tool = find_tool(params.name)
         if tool is None:
             names = ", ".join(spec.name for spec in TOOLS)
             problem = CallRefused(f"no tool {params.name!r}", hint=f"the tools are: {names}")
             result: types.CallToolResult = _refusal(None, group, problem)
             return result
-        result = await run_call(tool, group, root, params.arguments)
+        result = await run_call(tool, group, root, params.arguments, pages)
         return result
 
     return Server(
@@ -388,13 +483,14 @@ def build_server(root: Path, group: click.Group) -> Any:
     )
 
 
-def serve(root: Path, group: click.Group) -> None:
+def serve(root: Path, group: click.Group, limit: int = MAX_RESULT_CHARS) -> None:
     """Serve the tools over standard input and output until the client closes them, or a
-    Ctrl-C ends the server (:func:`_interrupted`, exit code 130)."""
+    Ctrl-C ends the server (:func:`_interrupted`, exit code 130); ``limit``: as
+    :func:`build_server`'s."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server = build_server(root.resolve(), group)
+    server = build_server(root.resolve(), group, limit)
     signal.signal(signal.SIGINT, _interrupted)
 
     async def main() -> None:

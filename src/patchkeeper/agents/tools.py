@@ -118,6 +118,13 @@ class ToolSpec:
         ranges: whether the command judges every release of a range given in ``to``
             (``audit``), a run that keeps no evidence, which its refusal of
             ``save_evidence`` then says (:func:`read_only_refusal`).
+        fetches: whether the command may fetch releases its call does not name: the ones
+            the port or upgrade in progress was started with, which ``--continue`` reads
+            again (from the fetch cache, else the package indexes): MCP's
+            ``openWorldHint`` (:func:`open_world`).
+        idempotent: for a writing tool, whether a second call with the same arguments
+            changes nothing more (MCP's ``idempotentHint``): an ``--abort`` drops what is in
+            progress, and the next finds nothing to drop. A read-only tool always is.
     """
 
     name: str
@@ -130,6 +137,8 @@ class ToolSpec:
     notes: tuple[tuple[str, str], ...] = ()
     requires: frozenset[str] = frozenset()
     ranges: bool = False
+    fetches: bool = False
+    idempotent: bool = False
 
     @property
     def command(self) -> str:
@@ -208,6 +217,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         fixed=(OPTION_CONTINUE,),
         omit=_PORT_START,
         writes=True,
+        fetches=True,
         destructive=True,
         summary="Carry on with the port in progress after resolving its conflict in the "
         "files under .patchkeeper-port/conflict/files/.",
@@ -218,6 +228,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         fixed=(OPTION_ABORT,),
         omit=_PORT_START,
         writes=True,
+        idempotent=True,
         destructive=True,
         summary="Drop the port in progress (nothing else was written).",
     ),
@@ -248,6 +259,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         fixed=(OPTION_CONTINUE,),
         omit=_UPGRADE_START,
         writes=True,
+        fetches=True,
         destructive=True,
         summary="Carry on with the upgrade after resolving its conflict.",
     ),
@@ -257,6 +269,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         fixed=(OPTION_ABORT,),
         omit=_UPGRADE_START,
         writes=True,
+        idempotent=True,
         destructive=True,
         summary="Drop the upgrade: the branch and the work tree put back.",
     ),
@@ -350,6 +363,13 @@ def read_only_refusal(
     )
 
 
+def writes_a_file(param: click.Parameter) -> bool:
+    """Whether ``param`` is an option that writes a file (``--save-evidence``,
+    ``--markdown``, ``--output``), which a read-only tool leaves out: its advice about one
+    (:func:`read_only_refusal`) is a terminal's."""
+    return param.name in _WRITING_OPTIONS
+
+
 def _range_project(to: str) -> str | None:
     """The project of ``to`` when it is a range of releases (``"minihttp>1.0"``), else
     ``None``.
@@ -419,8 +439,9 @@ def open_world(tool: ToolSpec, group: click.Group) -> bool:
     """Whether a call of ``tool`` may reach past the machine (MCP's ``openWorldHint``): it
     takes an upstream release (:attr:`PathRule.RELEASE`: ``to``, ``from``, ``pristine``),
     which as a requirement (``NAME==VERSION``, a range, or the default ``upstream==pin``) is
-    fetched from the package indexes."""
-    return any(
+    fetched from the package indexes, or it goes on with a port or an upgrade whose releases
+    it reads again (:attr:`ToolSpec.fetches`)."""
+    return tool.fetches or any(
         path_rule(key, param) is PathRule.RELEASE for key, param, _ in tool_parameters(tool, group)
     )
 

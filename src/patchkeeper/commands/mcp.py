@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from patchkeeper.agents.pages import MAX_RESULT_CHARS, MIN_RESULT_CHARS
 from patchkeeper.errors import PatchkeeperError
 
 #: The SDK the server is built on, when the installed metadata cannot say (the ``mcp``
@@ -57,9 +58,10 @@ def sdk_missing() -> bool:
         return True
 
 
-def run(root: Path, group: click.Group) -> None:
+def run(root: Path, group: click.Group, limit: int = MAX_RESULT_CHARS) -> None:
     """Serve the tools of ``group``'s commands, with ``root`` as the one directory calls may
-    name paths in, until the client goes away.
+    name paths in, until the client goes away; a result larger than ``limit`` characters of
+    JSON comes in pages (:mod:`patchkeeper.agents.pages`).
 
     Raises:
         PatchkeeperError: the ``mcp`` SDK is not installed, or ``root`` is not a directory.
@@ -84,7 +86,7 @@ def run(root: Path, group: click.Group) -> None:
         )
     from patchkeeper.agents.server import serve
 
-    serve(root, group)
+    serve(root, group, limit)
 
 
 @click.command("mcp")
@@ -97,9 +99,18 @@ def run(root: Path, group: click.Group) -> None:
     show_default=True,
     help="The directory the tools work in; a path outside it is refused.",
 )
+@click.option(
+    "--max-result-chars",
+    type=click.IntRange(min=MIN_RESULT_CHARS),
+    metavar="N",
+    default=MAX_RESULT_CHARS,
+    show_default=True,
+    help="The most characters of JSON a tool call returns; a larger result comes in pages "
+    "(the result_page tool).",
+)
 @click.pass_context
-def command(ctx: click.Context, root: Path) -> None:
+def command(ctx: click.Context, root: Path, max_result_chars: int) -> None:
     """Serve the commands to a coding agent as MCP tools over stdio (patchkeeper[mcp])."""
     group = ctx.find_root().command
     assert isinstance(group, click.Group)
-    run(root, group)
+    run(root, group, max_result_chars)

@@ -15,6 +15,7 @@ Exit 0 when the port is done (or aborted), 1 when it stopped at a conflict.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -37,13 +38,14 @@ from patchkeeper.commands.options import (
     to_option,
 )
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_FROM, OPTION_TO
+from patchkeeper.constants import MCP_CALL_ENV, OPTION_FROM, OPTION_TO
 from patchkeeper.port.context import port_base
+from patchkeeper.port.instructions import TERMINAL, GoOn
 from patchkeeper.port.request import PortRequest
 from patchkeeper.port.results import PortResult
 from patchkeeper.port.session import port_series
 from patchkeeper.port.settings import port_settings
-from patchkeeper.port.workdir import PortState, WorkDir
+from patchkeeper.port.workdir import PortState, PortStateError, WorkDir
 from patchkeeper.record import evidence_store
 
 
@@ -76,7 +78,11 @@ def run(
     refused = over_stop and save_evidence is False
     if over_stop:
         save_evidence = True
-    result = port_series(config, request)
+    try:
+        result = port_series(config, request, _go_on())
+    except PortStateError as exc:
+        _upgrade_next(config, request, exc)
+        raise
     if refused:
         from patchkeeper.progress import warn
 
@@ -98,6 +104,50 @@ def run(
         line = [*line, OPTION_TO, started.new, OPTION_FROM, started.old]
     evidence_store.keep(config, "port", result, line, save_evidence)
     return result
+
+
+def _upgrade_next(config: Config, request: PortRequest, exc: PortStateError) -> None:
+    """A ``--continue`` or ``--abort`` that finds no port while an upgrade is in progress:
+    the port the upgrade started has finished (a ``port --continue`` carried it through),
+    and what is next is the upgrade's own ``--continue``, which the hint says instead of
+    starting another port."""
+    if request.action == "port" or WorkDir(port_settings(config).work_dir).exists:
+        return
+    from patchkeeper.upgrade.results import StepName, StepStatus
+    from patchkeeper.upgrade.state import UpgradeDir, UpgradeStateError, in_progress, state_dir
+
+    upgrade = in_progress(config.root)
+    if upgrade is None:
+        return
+    try:
+        port = UpgradeDir(state_dir(config.root)).load().steps.get(StepName.PORT, {})
+    except UpgradeStateError:
+        port = {}
+    if port.get("status") != StepStatus.STOPPED:
+        exc.hint = upgrade  # the upgrade has not started its port: it says where it is
+        return
+    exc.hint = (
+        "the port the upgrade in progress here started has finished (a 'patchkeeper port "
+        "--continue' carried it through): the next step is 'patchkeeper upgrade --continue', "
+        "which goes on with the upgrade's steps after its port (or 'patchkeeper upgrade "
+        "--abort' to put the downstream back)"
+    )
+
+
+def _go_on() -> GoOn:
+    """How a stop's ``INSTRUCTIONS.md`` names the ways on: the tools of the MCP server when
+    one runs this command for a tool call (it sets :data:`MCP_CALL_ENV`), so that the agent
+    reading the file is told which tool to call; else the command lines. A port started by
+    ``upgrade`` is told the same way, the upgrade's command line being the one run."""
+    if os.environ.get(MCP_CALL_ENV) != "1":
+        return TERMINAL
+    ctx = click.get_current_context(silent=True)
+    group = ctx.find_root().command if ctx is not None else None
+    if not isinstance(group, click.Group):
+        return TERMINAL
+    from patchkeeper.agents.hints import port_go_on
+
+    return port_go_on(group, ARGV)
 
 
 def _stop_saved(config: Config, started: PortState) -> bool:

@@ -14,6 +14,7 @@ from patchkeeper.config import Config
 from patchkeeper.constants import OPTION_TO
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
+from patchkeeper.port.instructions import TERMINAL, GoOn
 from patchkeeper.port.memo import Memo
 from patchkeeper.port.settings import port_settings
 from patchkeeper.port.workdir import PortState, WorkDir
@@ -51,6 +52,8 @@ class PortContext:
     memo: Memo | None = None
     #: ``new_version`` was read from the new tree's directory name (:func:`name_version`)
     version_from_name: bool = False
+    #: how a stop's ``INSTRUCTIONS.md`` names the ways on (a terminal's, or an agent's)
+    go_on: GoOn = TERMINAL
 
 
 def tree_version(tree: Tree) -> str | None:

@@ -2,10 +2,47 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.port.history import Cause
 from patchkeeper.port.rebase import PortedPatch
+
+
+@dataclass(frozen=True)
+class GoOn:
+    """How ``INSTRUCTIONS.md`` names the ways on from a stopped port, said to whoever started
+    the run that stopped: a person at a terminal runs command lines (:data:`TERMINAL`); an
+    agent calling patchkeeper's MCP server has no terminal and calls tools instead (built by
+    :func:`patchkeeper.agents.hints.port_go_on`). Each is a phrase the text puts in place.
+
+    Attributes:
+        resume: the way to go on with the port, as a sentence starts (``Run `patchkeeper
+            port --continue```).
+        upgrade: what started the port when an upgrade did (```patchkeeper upgrade```).
+        resume_upgrade: the way to go on with that upgrade.
+        abort: the way to drop the port, as a sentence goes on after "Or" (``run
+            `patchkeeper port --abort```).
+        history: how a port gets its upstream history, as a sentence goes on (``run the
+            port with `--upstream-repo PATH```), followed by "(a checkout with both pins'
+            tags)".
+    """
+
+    resume: str
+    upgrade: str
+    resume_upgrade: str
+    abort: str
+    history: str
+
+
+#: The ways on from a terminal: the command lines.
+TERMINAL = GoOn(
+    resume="Run `patchkeeper port --continue`",
+    upgrade="`patchkeeper upgrade`",
+    resume_upgrade="`patchkeeper upgrade --continue`",
+    abort="run `patchkeeper port --abort`",
+    history="run the port with `--upstream-repo PATH`",
+)
 
 
 def _cause_lines(causes: tuple[Cause, ...]) -> list[str]:
@@ -31,8 +68,15 @@ def _cause_lines(causes: tuple[Cause, ...]) -> list[str]:
     return out
 
 
-def instructions(record: PortedPatch, work_dir: Path, new_label: str, history: str | None) -> str:
-    """The Markdown text of ``conflict/INSTRUCTIONS.md`` for the stopped patch."""
+def instructions(
+    record: PortedPatch,
+    work_dir: Path,
+    new_label: str,
+    history: str | None,
+    go_on: GoOn = TERMINAL,
+) -> str:
+    """The Markdown text of ``conflict/INSTRUCTIONS.md`` for the stopped patch; ``go_on``:
+    how it names the ways on (:class:`GoOn`: command lines, or an MCP server's tools)."""
     files = work_dir / "conflict" / "files"
     lines = [
         f"# Port stopped at `{record.name}`: {record.verdict}",
@@ -67,7 +111,7 @@ def instructions(record: PortedPatch, work_dir: Path, new_label: str, history: s
     lines += ["", "## Why (upstream history)", ""]
     if history is None:
         lines.append(
-            "Upstream history evidence is missing: run the port with `--upstream-repo PATH` "
+            f"Upstream history evidence is missing: {go_on.history} "
             "(a checkout with both pins' tags) to see the commits that changed these lines."
         )
     elif record.causes:
@@ -82,12 +126,11 @@ def instructions(record: PortedPatch, work_dir: Path, new_label: str, history: s
         f"{new_label}, and remove every conflict marker. `reference/` holds the original "
         "patch and each file as the old pin had it (`old/`), with the patch (`patched/`) and "
         "as the new pin has it so far (`new/`).",
-        "2. Run `patchkeeper port --continue`: the patch is regenerated from these files and "
-        "the port carries on with the rest of the series. (When `patchkeeper upgrade` "
-        "started the port, `patchkeeper upgrade --continue` does the same and then the "
+        f"2. {go_on.resume}: the patch is regenerated from these files and "
+        f"the port carries on with the rest of the series. (When {go_on.upgrade} "
+        f"started the port, {go_on.resume_upgrade} does the same and then the "
         "upgrade's remaining steps.)",
-        "3. Or run `patchkeeper port --abort`: this directory is removed and nothing else "
-        "was written.",
+        f"3. Or {go_on.abort}: this directory is removed and nothing else was written.",
         "",
     ]
     return "\n".join(lines)

@@ -28,7 +28,7 @@ from patchkeeper.port.context import (
     stable_spec,
 )
 from patchkeeper.port.finish import DONE, LEDGER_REWRITTEN, STOPPED, finish, todo_items
-from patchkeeper.port.instructions import instructions
+from patchkeeper.port.instructions import TERMINAL, GoOn, instructions
 from patchkeeper.port.memo import Memo, memo_key
 from patchkeeper.port.merge import Labels
 from patchkeeper.port.output import check_output
@@ -55,13 +55,15 @@ from patchkeeper.upstream.requirements import check_new_release
 from patchkeeper.upstream.treesearch import TreeSearch
 
 
-def port_series(config: Config, request: PortRequest) -> PortResult:
+def port_series(config: Config, request: PortRequest, go_on: GoOn = TERMINAL) -> PortResult:
     """Start a port (``request.action == "port"``), go on with one stopped at a conflict
     (``"continue"``) or drop it (``"abort"``), under the downstream's lock, after rolling back
     any journaled write cut short (the port's own, a ``retire``'s or the ledger's).
 
     ``request`` says the new and the old pin, where the new series goes, whether retirements
-    are recorded and which upstream history is the evidence (:class:`PortRequest`).
+    are recorded and which upstream history is the evidence (:class:`PortRequest`). ``go_on``:
+    how the ``INSTRUCTIONS.md`` of a stop names the ways on (:class:`GoOn`: the command
+    lines, or the tools of the MCP server that ran this).
 
     Returns:
         The port's result: ``done`` (the new series written, the work directory removed),
@@ -97,15 +99,17 @@ def port_series(config: Config, request: PortRequest) -> PortResult:
             work.remove()
             return PortResult("abort", ABORTED, state.series, work_dir=str(work.root))
         if request.action == "continue":
-            return _continue(config, work)
-        return _start(config, work, request)
+            return _continue(config, work, go_on)
+        return _start(config, work, request, go_on)
 
 
 def _no_port(config: Config) -> str:
     """What to do when ``--continue`` or ``--abort`` finds no port: in a git checkout whose
-    series or configuration differs from ``HEAD``, a port cut short by Ctrl-C after its last
-    write has finished (``git diff`` shows it); else no port was started, or the last one
-    finished. Either way the configured pin says where the series is."""
+    series or configuration differs from ``HEAD``, the last port has finished and its writes
+    are not committed (``git diff`` shows them): a ``--continue`` that carried the port
+    through, or a run cut short after its last write, finished all the same; else no port
+    was started, or the last one finished. Either way the configured pin says where the
+    series is."""
     from patchkeeper.upstream import gitops
 
     again = "to port the series, run 'patchkeeper port --to NEWPIN'"
@@ -119,8 +123,8 @@ def _no_port(config: Config) -> str:
         done = None
     if done is not None and done.returncode == 0 and done.stdout.strip():
         return (
-            f"{pin}: a port interrupted after its last write has finished (git diff shows "
-            f"what it wrote); {again}"
+            f"{pin}: the last port has finished and its changes are not committed (git diff "
+            f"shows them); {again}"
         )
     return f"no port was started here, or the last one finished: {pin}; {again}"
 
@@ -181,7 +185,8 @@ def _port_with(
 def _write_conflict(ctx: PortContext, step: Step) -> None:
     patch = next(p for p in ctx.patches if p.name == step.record.name)
     history = ctx.history.label if ctx.history else None
-    text = instructions(step.record, ctx.work.root, f"the new pin {ctx.new_version}", history)
+    label = f"the new pin {ctx.new_version}"
+    text = instructions(step.record, ctx.work.root, label, history, ctx.go_on)
     ctx.work.write_conflict(patch, step.merges, step.base, step.old, step.patched, text)
 
 
@@ -290,7 +295,7 @@ def _shown(path: Path, root: Path) -> str:
 # --------------------------------------------------------------------------- starting and going on
 
 
-def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
+def _start(config: Config, work: WorkDir, request: PortRequest, go_on: GoOn) -> PortResult:
     to, source, in_place, retire = request.to, request.source, request.in_place, request.retire
     upstream_repo, output = request.upstream_repo, request.output
     if to is not None:  # a release typed wrong is named before a port in progress
@@ -322,6 +327,7 @@ def _start(config: Config, work: WorkDir, request: PortRequest) -> PortResult:
         upstream_repo=str(upstream_repo.resolve()) if upstream_repo else None,
     )
     ctx = build_context(config, state, work, config.series)
+    ctx.go_on = go_on
     check_a_newer_release(
         config, ctx.new_version, ctx.old_version, configured=not source, command="port"
     )
@@ -385,7 +391,7 @@ def _origin(config: Config, started: Path) -> Path:
     return started.parent
 
 
-def _continue(config: Config, work: WorkDir) -> PortResult:
+def _continue(config: Config, work: WorkDir, go_on: GoOn) -> PortResult:
     state = work.load()
     check_same_series(config, work, state)
     check_inputs(config, work, state)
@@ -394,10 +400,12 @@ def _continue(config: Config, work: WorkDir) -> PortResult:
         # and writing the conflict: replaying with the resolutions recorded so far stops
         # at the same patch again, or finishes.
         ctx = build_context(config, state, work, work.original_series())
+        ctx.go_on = go_on
         steps, stopped = _port(ctx)
         return _conclude(ctx, "continue", steps, stopped)
     name, resolved = work.read_resolution()
     ctx = build_context(config, state, work, work.original_series())
+    ctx.go_on = go_on
     resolutions = {**work.resolutions(), name: resolved}
     labels_ctx = ctx
     steps, stopped = _port_with(labels_ctx, resolutions)
