@@ -93,3 +93,60 @@ def test_a_setattr_of_a_function_calling_the_original_is_a_wrapper(
         (48, "vllm.entrypoints.chat_utils.render", "wrapper", "splug:render"),
         (49, "vllm.entrypoints.chat_utils.render_all", "wrapper", "splug:render_all"),
     ]
+
+
+CONSTANT_NAMES = """from typing import Callable, Optional
+
+from vllm.entrypoints.chat_utils import Tracker
+
+_PLACEHOLDER = "placeholder"
+_RESET = "reset"
+_COUNT = "count"
+_ORIG_PLACEHOLDER: Optional[Callable[..., str]] = getattr(Tracker, _PLACEHOLDER, None)
+_orig_count = getattr(Tracker, _COUNT)
+
+
+def placeholder(self, modality):
+    return _ORIG_PLACEHOLDER(self, modality)
+
+
+def count(self, _orig_count=None):
+    return _orig_count(self) if _orig_count else 0
+
+
+def _install_reset():
+    orig = getattr(Tracker, _RESET)
+
+    def reset(self):
+        orig(self)
+
+    setattr(Tracker, _RESET, reset)
+
+
+def register():
+    setattr(Tracker, _PLACEHOLDER, placeholder)
+    setattr(Tracker, _COUNT, count)
+    _install_reset()
+"""
+
+
+def test_an_original_read_by_getattr_with_a_constant_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``getattr(Cls, _ATTR, None)`` with ``_ATTR`` a module constant reads the original as
+    ``getattr(Cls, "attr")`` does, at module level (annotated or not) or in the function that
+    installs the wrapper; a parameter of the same name hides the saved original."""
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(tmp_path / "cache"))
+    files = {
+        "pyproject.toml": pyproject("cplug", {"c": "cplug:register"}),
+        "cplug/__init__.py": CONSTANT_NAMES,
+    }
+    for relative, text in files.items():
+        (tmp_path / relative).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relative).write_text(text)
+    inventory = take_inventory(None, plugin=tmp_path, package="cplug")
+    assert [(e.line, e.target, e.mechanism.value, e.replacement) for e in inventory.entries] == [
+        (26, "vllm.entrypoints.chat_utils.Tracker.reset", "wrapper", "cplug:_install_reset.reset"),
+        (30, "vllm.entrypoints.chat_utils.Tracker.placeholder", "wrapper", "cplug:placeholder"),
+        (31, "vllm.entrypoints.chat_utils.Tracker.count", "setattr", "cplug:count"),
+    ]

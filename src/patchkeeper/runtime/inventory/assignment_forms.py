@@ -531,7 +531,7 @@ class AssignmentForms(SysModulesForms):
             self._defs = self.bindings.functions()
         return reaches_original(
             replacement, original, self.module, self.is_package, self.bindings,
-            self.module_table, self._defs,
+            self.module_table, self._defs, self.facts.constants,
         )  # fmt: skip
 
 
