@@ -239,13 +239,12 @@ def _upgrade(
             "'patchkeeper port --abort' first",
         )
     check_inside(config, series, runtime)
-    from patchkeeper.runtime.syntax.gates import release_version
 
     state = UpgradeState(to=stable_spec(to), source=port_base(config, source))
-    state.target_version = release_version(to, Path(state.to)) or None
+    state.target_version = given_version(state.to, "the new upstream (--to)") or None
     if series and state.target_version is None:
         refuse_unversioned(Path(state.to))
-    pinned = release_version(state.source, Path(state.source))
+    pinned = given_version(state.source, "the old upstream (--from, or the configured pin)")
     check_a_newer_release(
         config, state.target_version, pinned, configured=not source, command="upgrade"
     )
@@ -328,6 +327,25 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
         require_upstream(state.to, packages, NEW_UPSTREAM)
         require_upstream(state.source, packages, "the old upstream (--from, or the configured pin)")
     return new_tree
+
+
+def given_version(spec: str, what: str) -> str:
+    """The version of the release ``spec`` (``--to`` or ``--from``) names: a requirement's
+    pin, a directory's ``PKG-INFO`` or static version, and for a release file (the sdist or
+    wheel ``pip download`` leaves) that of its tree, unpacked into the cache where the steps
+    then read it; ``""`` when unknown. Without the file's version a downstream of runtime
+    patches alone would not move its pin, and the upgrade's report and commits would name
+    the file's path instead of the release.
+
+    Raises:
+        TargetError: ``spec`` is a file that is no release (``what`` names its role), as
+            the steps would refuse it, before anything is written.
+    """
+    from patchkeeper.runtime.lookup.targets import tree_root
+    from patchkeeper.runtime.syntax.gates import release_version
+
+    path = Path(spec).expanduser()
+    return release_version(spec, tree_root(spec, what) if path.is_file() else path)
 
 
 def refuse_unversioned(to: Path) -> None:
