@@ -61,7 +61,12 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
             "upgrade: write the audit record",
         ),
     ]
-    assert data["steps"][1]["summary"] == "21 runtime entries, 1 to look at"
+    # the audit's findings are no entry's decision: counted, with the command listing them
+    assert data["steps"][1]["summary"] == (
+        "21 runtime entries, 1 to look at; 4 findings (1 breaks-at-import, 1 "
+        "breaks-when-called, 2 duplicate): 'patchkeeper runtime audit --from "
+        f"{plugin.parent / 'upup-1.0'} --to {plugin.parent / 'upup-2.0'}' lists them"
+    )
     # the port's entries are the audit's 21; the gates it cut are counted apart
     assert data["steps"][3]["summary"].split(";")[0] == (
         "21 entries (and 2 version gates, 1 import), 9 changed or left by hand"

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -40,6 +41,7 @@ from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
+    Finding,
     Interrupted,
     PatchkeeperError,
     TargetError,
@@ -828,9 +830,29 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     ]
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(items)} runtime entries, {len(look)} to look at",
+        "summary": f"{len(items)} runtime entries, {len(look)} to look at"
+        + audit_findings(
+            getattr(result, "result", result).findings,
+            f"patchkeeper runtime audit --from {shlex.quote(run.state.source)} "
+            f"--to {shlex.quote(run.state.to)}",
+        ),
         "exit_code": result.exit_code,
     }
+
+
+def audit_findings(findings: tuple[Finding, ...], command: str) -> str:
+    """The runtime audit's findings, counted by kind, for its step's summary with the
+    ``command`` that lists them (``""`` when none): a target patched from two files, an
+    upstream name the new release lost (the plugin breaks at import), a ``setattr`` whose
+    name cannot be told. They are no entry's decision, so without this the step said "0 to
+    look at" while the audit exited 1 on them. A version gate is the runtime port's to cut,
+    not a finding to act on. (The step's result may be remembered, its JSON written:
+    ``.result`` is then the audit's.)"""
+    codes = Counter(f.code for f in findings if f.code != "version-gate")
+    if not codes:
+        return ""
+    counted = ", ".join(f"{n} {code}" for code, n in sorted(codes.items()))
+    return f"; {plural(sum(codes.values()), 'finding')} ({counted}): '{command}' lists them"
 
 
 def suggestions(config: Config) -> list[dict[str, Any]]:
