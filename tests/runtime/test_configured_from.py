@@ -137,6 +137,29 @@ def test_without_from_or_a_configured_pin_the_error_says_what_to_give(
     ]
 
 
+@pytest.mark.parametrize(
+    ("command", "option"), [("audit", "--from"), ("port", "--from"), ("lock", "--at")]
+)
+def test_without_a_pin_the_hint_offers_the_plugins_own_requirement(
+    upstream: Path, cli, command: str, option: str
+) -> None:
+    """A plugin whose own requirements name one release (``tinyup==1.0``, as a wheel's
+    ``Requires-Dist: vllm==0.30.0`` does) has it offered in the hint, never assumed: its
+    patches may be written against another release."""
+    pyproject = PYPROJECT.replace(
+        'version = "0.1"\n', 'version = "0.1"\ndependencies = ["tinyup==1.0"]\n'
+    )
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=pyproject)
+    given = ["--to", str(upstream / "upstream-2.0")] if command != "lock" else []
+    run = cli("runtime", command, *given, cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[1] == (
+        f"  hint: the plugin requires tinyup==1.0; if its patches are written against it, pass "
+        f'{option} tinyup==1.0 (or a directory), or set upstream = "tinyup" and pin = "1.0" in '
+        "[tool.patchkeeper] (patchkeeper init --upstream tinyup==1.0 writes them for a plugin)"
+    )
+
+
 def test_runtime_lock_reads_the_configured_pin_without_at(upstream: Path, cli) -> None:
     root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
     lock = root / "plug/patch/patchkeeper.lock"
