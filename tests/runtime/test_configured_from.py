@@ -93,6 +93,24 @@ def test_runtime_audit_warns_of_a_downgrade_and_still_runs(upstream: Path, cli) 
     assert (run.code, run.err) == (0, "")
 
 
+def test_runtime_audit_warns_of_a_downgrade_between_release_files(upstream: Path, cli) -> None:
+    """The sdist files ``pip download`` leaves name their releases as requirements do: an
+    audit from the 2.0 file to the 1.0 file is a downgrade read as an upgrade, said as for
+    ``--from tinyup==2.0 --to tinyup==1.0`` (before, nothing was said)."""
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
+    for version in ("1.0", "2.0"):
+        (upstream / f"tinyup-{version}.tar.gz").write_bytes(_sdist(upstream, version))
+    old, new = str(upstream / "tinyup-2.0.tar.gz"), str(upstream / "tinyup-1.0.tar.gz")
+    run = cli("runtime", "audit", "--from", old, "--to", new, cwd=root)
+    assert (run.code, run.err) == (
+        0,
+        f"patchkeeper: warning: --to {new} is older than --from {old}: the audit reads it as "
+        "an upgrade from 2.0 to 1.0; swap --from and --to if the plugin is moving to 2.0\n",
+    )
+    run = cli("runtime", "audit", "--from", new, "--to", old, cwd=root)
+    assert (run.code, run.err) == (0, "")
+
+
 def test_runtime_port_reads_the_configured_pin_without_from(upstream: Path, cli) -> None:
     root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=PINNED)
     new = str(upstream / "upstream-2.0")
@@ -117,6 +135,29 @@ def test_without_from_or_a_configured_pin_the_error_says_what_to_give(
         'and pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
         "tinyup==VERSION writes them for a plugin)",
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "option"), [("audit", "--from"), ("port", "--from"), ("lock", "--at")]
+)
+def test_without_a_pin_the_hint_offers_the_plugins_own_requirement(
+    upstream: Path, cli, command: str, option: str
+) -> None:
+    """A plugin whose own requirements name one release (``tinyup==1.0``, as a wheel's
+    ``Requires-Dist: vllm==0.30.0`` does) has it offered in the hint, never assumed: its
+    patches may be written against another release."""
+    pyproject = PYPROJECT.replace(
+        'version = "0.1"\n', 'version = "0.1"\ndependencies = ["tinyup==1.0"]\n'
+    )
+    root = write_plugin(upstream, {"plug/patch/p_step.py": STEP}, pyproject=pyproject)
+    given = ["--to", str(upstream / "upstream-2.0")] if command != "lock" else []
+    run = cli("runtime", command, *given, cwd=root)
+    assert (run.code, run.out) == (2, "")
+    assert run.err.splitlines()[1] == (
+        f"  hint: the plugin requires tinyup==1.0; if its patches are written against it, pass "
+        f'{option} tinyup==1.0 (or a directory), or set upstream = "tinyup" and pin = "1.0" in '
+        "[tool.patchkeeper] (patchkeeper init --upstream tinyup==1.0 writes them for a plugin)"
+    )
 
 
 def test_runtime_lock_reads_the_configured_pin_without_at(upstream: Path, cli) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tarfile
 from pathlib import Path
 
 import pytest
@@ -60,7 +61,12 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
             "upgrade: write the audit record",
         ),
     ]
-    assert data["steps"][1]["summary"] == "21 runtime entries, 1 to look at"
+    # the audit's findings are no entry's decision: counted, with the command listing them
+    assert data["steps"][1]["summary"] == (
+        "21 runtime entries, 1 to look at; 4 findings (1 breaks-at-import, 1 "
+        "breaks-when-called, 2 duplicate): 'patchkeeper runtime audit --from "
+        f"{plugin.parent / 'upup-1.0'} --to {plugin.parent / 'upup-2.0'}' lists them"
+    )
     # the port's entries are the audit's 21; the gates it cut are counted apart
     assert data["steps"][3]["summary"].split(";")[0] == (
         "21 entries (and 2 version gates, 1 import), 9 changed or left by hand"
@@ -308,3 +314,39 @@ def test_status_while_a_runtime_only_upgrade_waits_names_its_next_step(cli, plug
         "'patchkeeper runtime audit --to upup==VERSION'; if the downstream carries a series "
         "as well, set 'series' in [tool.patchkeeper] to its file\n"
     )
+
+
+def test_a_release_file_as_the_new_pin(cli, plugin: Path) -> None:
+    """``--to`` the sdist file ``pip download`` leaves, as the runtime commands take it: the
+    upgrade reads its version from the tree it unpacks to, so the pin moves to 2.0 and the
+    commits and the record name 2.0 (before: the file's path, "the new release's version
+    cannot be told: set pin in pyproject.toml by hand", and the record's sources listed the
+    file as a directory that is missing)."""
+    pyproject = plugin / "pyproject.toml"
+    pyproject.write_text(
+        pyproject.read_text().replace('upstream = "upup"\n', 'upstream = "upup"\npin = "1.0"\n')
+    )
+    sdist = plugin.parent / "upup-2.0.tar.gz"
+    with tarfile.open(sdist, "w:gz") as archive:
+        archive.add(plugin.parent / "upup-2.0", arcname="upup-2.0")
+    base = make_checkout(plugin)
+    run = cli(
+        "upgrade", "--to", str(sdist), "--from", "../upup-1.0", "--branch", "up", "--json",
+        cwd=plugin,
+    )  # fmt: skip
+    assert run.code == 0, run.err
+    steps = {s["name"]: s for s in json.loads(run.out)["steps"]}
+    assert steps["runtime port"]["summary"].endswith('; set pin = "2.0" in pyproject.toml')
+    assert tomllib.loads(pyproject.read_text())["tool"]["patchkeeper"]["pin"] == "2.0"
+    assert subjects(plugin, base) == [
+        "upgrade: audit the runtime patches against 2.0",
+        "upgrade: suggest decisions from the evidence",
+        "upgrade: port the runtime patches to 2.0",
+        "upgrade: write the audit record",
+    ]
+    assert (plugin / "AUDIT.md").read_text().splitlines()[0] == "# Audit record: upup 2.0"
+    sources = json.loads((plugin / ".patchkeeper/evidence/environment.json").read_text())
+    new = [s for s in sources["environment"]["sources"] if s["role"] == "runtime new"]
+    assert [(s["name"], s["version"], s["kind"], s["detail"]) for s in new] == [
+        ("upup", "2.0", "sdist", "upup-2.0.tar.gz")
+    ]

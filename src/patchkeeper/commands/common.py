@@ -4,8 +4,8 @@ from Python, and the old upstream of the runtime commands when ``--from`` (``run
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from patchkeeper.constants import OPTION_FROM
 
@@ -43,13 +43,16 @@ def configured_old(
     command: str,
     option: str = OPTION_FROM,
     what: str = "the old upstream",
+    required: Callable[[], str | None] | None = None,
 ) -> str:
     """The old upstream of ``command`` (``"runtime audit"``, ``"runtime port"``), or
     ``what`` it reads through ``option`` (``runtime lock``'s audited upstream, ``--at``):
     ``given`` (the option's value), else the configured pin as the requirement
     ``UPSTREAM==PIN`` (the release the plugin's patches are written against, as ``init``
     writes it for a plugin), which is fetched as ``option NAME==VERSION`` is. ``config`` is
-    the configuration in use, or ``None``.
+    the configuration in use, or ``None``; ``required``, when given, finds the plugin's own
+    exact requirement on its upstream (``vllm==0.30.0`` in its ``Requires-Dist``), which
+    the error's hint then offers as the release to pass.
 
     Raises:
         ConfigError: ``given`` is ``None`` and the configuration names no upstream or no pin
@@ -70,18 +73,46 @@ def configured_old(
         where = f"and the configuration names the upstream {upstream} but no pin"
     else:
         where = "and the configuration names no upstream and pin"
-    name = upstream or "NAME"
+    name, version = upstream or "NAME", "VERSION"
+    pinned = required() if required is not None else None
+    if pinned:  # the plugin names the release it runs on: offered, never assumed
+        name, _, version = pinned.partition("==")
+    hint = spelt_for(
+        f'pass {option} {name}=={version} (or a directory), or set upstream = "{name}" and '
+        f'pin = "{version}" in [tool.patchkeeper] (patchkeeper init --upstream '
+        f"{name}=={version} writes them for a plugin)",
+        source,
+    )
+    if pinned:
+        hint = f"the plugin requires {pinned}; if its patches are written against it, {hint}"
     raise ConfigError(
         f"{command} needs {what}, the release the plugin's patches are written "
         f"against: {option} is not given, {where}",
         path=source,
-        hint=spelt_for(
-            f'pass {option} {name}==VERSION (or a directory), or set upstream = "{name}" and '
-            'pin = "VERSION" in [tool.patchkeeper] (patchkeeper init --upstream '
-            f"{name}==VERSION writes them for a plugin)",
-            source,
-        ),
+        hint=hint,
     )
+
+
+def plugin_requirement(config: Config | None, params: Mapping[str, Any]) -> str | None:
+    """The plugin's own exact requirement on its upstream (``vllm==0.30.0``: its
+    ``pyproject.toml`` or ``requirements.txt``, or the ``Requires-Dist`` of the wheel or
+    sdist it was unpacked from), the plugin found as the runtime command's ``params``
+    (``plugin``, ``package``, ``patch_directory``) and ``config`` say; ``None`` when it
+    names none or the plugin cannot be found (the command says why then)."""
+    from patchkeeper.errors import PatchkeeperError
+    from patchkeeper.runtime.inventory.upstream_pin import pinned_requirement
+    from patchkeeper.runtime.settings import resolve_settings
+
+    try:
+        settings = resolve_settings(
+            config,
+            plugin=params.get("plugin"),
+            package=params.get("package"),
+            patch_directory=params.get("patch_directory"),
+        )
+        return pinned_requirement(None, settings.root, settings.upstream_packages, settings.package)
+    except (PatchkeeperError, OSError):
+        return None
 
 
 def recorded_argv(argv: Sequence[str], given: str | None, old: str) -> list[str]:

@@ -11,7 +11,12 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import ARGV, config_of, emit
-from patchkeeper.commands.common import command_line, configured_old, recorded_argv
+from patchkeeper.commands.common import (
+    command_line,
+    configured_old,
+    plugin_requirement,
+    recorded_argv,
+)
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -96,7 +101,9 @@ def command(
 ) -> None:
     """Suggest retain/update/remove/look per patch, with evidence; list stale bindings."""
     config, given = config_of(ctx), ctx.params["old"]
-    old = configured_old(config, given, "runtime audit")
+    old = configured_old(
+        config, given, "runtime audit", required=lambda: plugin_requirement(config, ctx.params)
+    )
     request = request_from(ctx, RuntimeAuditRequest, old=old)
     argv = recorded_argv(ARGV, given, old)
     result = run(config, request, argv=argv, save_evidence=save_evidence)

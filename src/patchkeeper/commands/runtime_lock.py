@@ -9,7 +9,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import config_of, emit
-from patchkeeper.commands.common import configured_old
+from patchkeeper.commands.common import configured_old, plugin_requirement
 from patchkeeper.commands.options import (
     RELEASE,
     at_option,
@@ -44,5 +44,12 @@ def run(config: Config | None, request: LockRequest) -> LockResult:
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write each patched target's sha256 at the audited release, for patchkeeper.guard."""
     config = config_of(ctx)
-    at = configured_old(config, ctx.params["at"], "runtime lock", OPTION_AT, "the audited upstream")
+    at = configured_old(
+        config,
+        ctx.params["at"],
+        "runtime lock",
+        OPTION_AT,
+        "the audited upstream",
+        lambda: plugin_requirement(config, ctx.params),
+    )
     emit(run(config, request_from(ctx, LockRequest, at=at)), as_json)

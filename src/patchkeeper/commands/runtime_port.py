@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from patchkeeper.commands.cli import config_of, emit
-from patchkeeper.commands.common import configured_old
+from patchkeeper.commands.common import configured_old, plugin_requirement
 from patchkeeper.commands.options import (
     RELEASE,
     from_option,
@@ -78,6 +78,11 @@ def refuse_the_same_release(config: Config | None, request: RuntimePortRequest) 
 def command(ctx: click.Context, /, as_json: bool, **_: Any) -> None:
     """Write the mechanical update: merged copies, moved targets, gates, headers (a diff)."""
     config = config_of(ctx)
-    old = configured_old(config, ctx.params["old"], "runtime port")
+    old = configured_old(
+        config,
+        ctx.params["old"],
+        "runtime port",
+        required=lambda: plugin_requirement(config, ctx.params),
+    )
     result = run(config, request_from(ctx, RuntimePortRequest, old=old))
     emit(result, as_json)

@@ -26,7 +26,12 @@ from patchkeeper.record.evidence_store import RecordedCommand, StoredEvidence
 from patchkeeper.record.patch_evidence import Item
 from patchkeeper.record.reconcile import Pin, Row, build_rows, record_findings
 from patchkeeper.record.settings import ReportSettings
-from patchkeeper.record.sources import Source, directory_source, requirement_source
+from patchkeeper.record.sources import (
+    Source,
+    directory_source,
+    release_file_source,
+    requirement_source,
+)
 from patchkeeper.record.stored_results import (
     audit_result,
     port_result,
@@ -295,11 +300,18 @@ def time_line(
 
 
 def _spec_source(role: str, spec: str, cwd: str, kinds: tuple[str, ...]) -> Source:
+    """The tree a command's option named: a requirement as the fetch cache holds it, a
+    release's sdist or wheel file as the tree the command unpacked it to (its name, version
+    and sha256: the tree it read, not a directory that is missing), else a directory."""
     from patchkeeper.upstream.fetch import is_requirement
 
     path = Path(cwd) / Path(spec).expanduser()
     if not path.exists() and is_requirement(spec):
         return requirement_source(role, spec, kinds)
+    if path.is_file():
+        found = release_file_source(role, path)
+        if found is not None:
+            return found
     return directory_source(role, path)
 
 

@@ -222,6 +222,30 @@ def requirement_source(role: str, requirement: str, kinds: tuple[str, ...]) -> S
     return Source(role, name.strip(), version.strip() or None, NOT_FETCHED, "", "")
 
 
+def release_file_source(role: str, path: Path) -> Source | None:
+    """A release's sdist or wheel file as the tree it unpacks to in the cache (where the
+    command that named it read it), ``None`` for any other file or one that cannot be
+    unpacked now."""
+    from patchkeeper.errors import FetchError, TargetError
+    from patchkeeper.upstream.fetch import unpack_local
+    from patchkeeper.upstream.unpack import is_archive
+
+    if not is_archive(str(path)):
+        return None
+    try:
+        fetched = unpack_local(path)
+    except (FetchError, TargetError):
+        return None
+    record = {
+        "name": fetched.name,
+        "version": fetched.version,
+        "kind": fetched.kind,
+        "sha256": fetched.sha256,
+        "filename": fetched.filename,
+    }
+    return _fetched_source(role, record, fetched.root)
+
+
 def installed_source(dist: InstalledDistribution) -> Source:
     """An installed distribution: version, location, and the sha256 of its ``RECORD`` (an
     ``.egg-info`` left in a source tree by a build has none, and says so)."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
@@ -40,6 +41,7 @@ from patchkeeper.config import Config, load_config
 from patchkeeper.constants import OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
+    Finding,
     Interrupted,
     PatchkeeperError,
     TargetError,
@@ -239,13 +241,12 @@ def _upgrade(
             "'patchkeeper port --abort' first",
         )
     check_inside(config, series, runtime)
-    from patchkeeper.runtime.syntax.gates import release_version
 
     state = UpgradeState(to=stable_spec(to), source=port_base(config, source))
-    state.target_version = release_version(to, Path(state.to)) or None
+    state.target_version = given_version(state.to, "the new upstream (--to)") or None
     if series and state.target_version is None:
         refuse_unversioned(Path(state.to))
-    pinned = release_version(state.source, Path(state.source))
+    pinned = given_version(state.source, "the old upstream (--from, or the configured pin)")
     check_a_newer_release(
         config, state.target_version, pinned, configured=not source, command="upgrade"
     )
@@ -328,6 +329,25 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
         require_upstream(state.to, packages, NEW_UPSTREAM)
         require_upstream(state.source, packages, "the old upstream (--from, or the configured pin)")
     return new_tree
+
+
+def given_version(spec: str, what: str) -> str:
+    """The version of the release ``spec`` (``--to`` or ``--from``) names: a requirement's
+    pin, a directory's ``PKG-INFO`` or static version, and for a release file (the sdist or
+    wheel ``pip download`` leaves) that of its tree, unpacked into the cache where the steps
+    then read it; ``""`` when unknown. Without the file's version a downstream of runtime
+    patches alone would not move its pin, and the upgrade's report and commits would name
+    the file's path instead of the release.
+
+    Raises:
+        TargetError: ``spec`` is a file that is no release (``what`` names its role), as
+            the steps would refuse it, before anything is written.
+    """
+    from patchkeeper.runtime.lookup.targets import tree_root
+    from patchkeeper.runtime.syntax.gates import release_version
+
+    path = Path(spec).expanduser()
+    return release_version(spec, tree_root(spec, what) if path.is_file() else path)
 
 
 def refuse_unversioned(to: Path) -> None:
@@ -810,9 +830,29 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     ]
     return {
         "status": StepStatus.DONE,
-        "summary": f"{len(items)} runtime entries, {len(look)} to look at",
+        "summary": f"{len(items)} runtime entries, {len(look)} to look at"
+        + audit_findings(
+            getattr(result, "result", result).findings,
+            f"patchkeeper runtime audit --from {shlex.quote(run.state.source)} "
+            f"--to {shlex.quote(run.state.to)}",
+        ),
         "exit_code": result.exit_code,
     }
+
+
+def audit_findings(findings: tuple[Finding, ...], command: str) -> str:
+    """The runtime audit's findings, counted by kind, for its step's summary with the
+    ``command`` that lists them (``""`` when none): a target patched from two files, an
+    upstream name the new release lost (the plugin breaks at import), a ``setattr`` whose
+    name cannot be told. They are no entry's decision, so without this the step said "0 to
+    look at" while the audit exited 1 on them. A version gate is the runtime port's to cut,
+    not a finding to act on. (The step's result may be remembered, its JSON written:
+    ``.result`` is then the audit's.)"""
+    codes = Counter(f.code for f in findings if f.code != "version-gate")
+    if not codes:
+        return ""
+    counted = ", ".join(f"{n} {code}" for code, n in sorted(codes.items()))
+    return f"; {plural(sum(codes.values()), 'finding')} ({counted}): '{command}' lists them"
 
 
 def suggestions(config: Config) -> list[dict[str, Any]]:

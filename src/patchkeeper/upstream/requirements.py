@@ -86,10 +86,11 @@ def one_version(requirement: Any) -> str | None:
 
 
 def downgrade(old: str | None, new: str | None) -> str:
-    """The warning for an audit from ``old`` to ``new`` when both are requirements naming
-    one release (``NAME==VERSION``) and ``new`` is the older one: the audit reads a
-    downgrade as an upgrade (what the newer release added looks removed); ``""`` otherwise
-    (a directory, a range, an unreadable version, or ``new`` not older).
+    """The warning for an audit from ``old`` to ``new`` when each names one release (a
+    requirement ``NAME==VERSION``, or the sdist or wheel file ``pip download`` leaves, by
+    its file name) and ``new`` is the older one: the audit reads a downgrade as an upgrade
+    (what the newer release added looks removed); ``""`` otherwise (a directory, a range,
+    an unreadable version, or ``new`` not older).
 
     >>> downgrade("vllm==0.11.0", "vllm==0.10.1.1").split(": ")[0]
     '--to vllm==0.10.1.1 is older than --from vllm==0.11.0'
@@ -100,8 +101,7 @@ def downgrade(old: str | None, new: str | None) -> str:
 
     if not old or not new:
         return ""
-    found = [parsed_requirement(spec) for spec in (old, new)]
-    versions = [one_version(r) if r is not None else None for r in found]
+    versions = [_one_release(spec) for spec in (old, new)]
     if versions[0] is None or versions[1] is None:
         return ""
     try:
@@ -115,6 +115,25 @@ def downgrade(old: str | None, new: str | None) -> str:
         f"it as an upgrade from {versions[0]} to {versions[1]}; swap {OPTION_FROM} and "
         f"{OPTION_TO} if the plugin is moving to {versions[0]}"
     )
+
+
+def _one_release(spec: str) -> str | None:
+    """The version of the one release ``spec`` names: a requirement's ``==X``, or an
+    existing sdist or wheel file's name (PEP 625, PEP 427); else ``None``."""
+    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_wheel_filename
+
+    from patchkeeper.upstream.unpack import is_archive, sdist_release
+
+    path = Path(spec).expanduser()
+    if path.is_file() and is_archive(path.name):
+        try:
+            if path.name.endswith(".whl"):
+                return str(parse_wheel_filename(path.name)[1])
+            return sdist_release(path.name)[1]
+        except (InvalidSdistFilename, InvalidWheelFilename):
+            return None
+    found = parsed_requirement(spec)
+    return one_version(found) if found is not None else None
 
 
 def check_project(

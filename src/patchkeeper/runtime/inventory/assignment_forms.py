@@ -127,15 +127,17 @@ class AssignmentForms(SysModulesForms):
         """Record an entry that replaces the upstream object at dotted path ``target``
         (``module_hint``: its longest prefix known to be a module), a *wrapper* when the
         ``replacement`` mentions ``target`` itself (``refs``: the dotted paths it mentions,
-        :meth:`describe`), else by ``mechanism``; ``descriptors`` as
-        :attr:`PatchEntry.descriptors`."""
+        :meth:`describe`) or is a function of this module that reaches the original
+        (:meth:`wraps`), as for an attribute assignment, else by ``mechanism``;
+        ``descriptors`` as :attr:`PatchEntry.descriptors`."""
+        wrapper = target in refs or self.wraps(replacement, target)
         self.add(
             conds,
             line=line,
             scope=scope,
             target=target,
             module_hint=module_hint,
-            mechanism=Mechanism.WRAPPER if target in refs else mechanism,
+            mechanism=Mechanism.WRAPPER if wrapper else mechanism,
             replacement=replacement,
             descriptors=descriptors,
         )
@@ -529,7 +531,7 @@ class AssignmentForms(SysModulesForms):
             self._defs = self.bindings.functions()
         return reaches_original(
             replacement, original, self.module, self.is_package, self.bindings,
-            self.module_table, self._defs,
+            self.module_table, self._defs, self.facts.constants,
         )  # fmt: skip
 
 
