@@ -359,9 +359,12 @@ def _missing_tree(path: Path, what: str) -> TargetError:
     # a relative path is read from -C's directory when one is given, as git -C does: a
     # user who typed it from elsewhere is told where it was looked for
     if not path.expanduser().is_absolute():
+        from patchkeeper.upstream.unpack import is_archive
+
+        kind = "file" if is_archive(path.name) else "directory"
         hint = (
             f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
-            f"directory {path.resolve()}"
+            f"{kind} {path.resolve()}"
         )
     else:
         # a typo is usually one part of the path: the deepest folder that exists shows which
