@@ -245,7 +245,7 @@ def build_context(
     check_paths(old, patches)
     check_paths(new, patches)
     refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")
-    warn_wheel_for_sdist(new, old, patches)
+    warn_wheel_for_sdist(new, old, patches, "--from")
     new_version = tree_version(new)
     named = None
     if new_version is None and os.path.isdir(state.new):

@@ -1175,31 +1175,49 @@ def _is_wheel_tree(root: Path) -> bool:
         return False
 
 
-def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch]) -> None:
-    """Warn when the new upstream is a wheel while the old pin's tree is not: a wheel holds
-    only the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
-    ``setup.py``, ``requirements.txt``, ``tests/``) that a patch changes is not in it and
-    reads as gone upstream, which it need not be. The warning names those files (the first
-    five) and the way to judge them: the release's sdist. A package file of a ``src/``
-    layout (``src/pkg/mod.py``) is in the wheel without its leading directory (``pkg/mod.py``):
-    it is named apart, as there without ``src/``, not as a file a wheel does not install.
-    Nothing is refused: the verdicts of the package's own files hold."""
+def warn_wheel_for_sdist(
+    tree: Tree, old: Tree | None, patches: Sequence[Patch], old_option: str = "--pristine"
+) -> None:
+    """Warn when one of the two trees is a wheel and the other is not: a wheel holds only
+    the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
+    ``setup.py``, ``requirements.txt``, ``tests/``, ``docs/``) that a patch changes is not in
+    it. In the new upstream it reads as gone upstream, which it need not be; in the old
+    pin's tree (a wheel given as the pristine tree) the patch reads as not applying at its
+    pin, which it does on the sdist it was cut against. The warning names those files (the
+    first five) and the way to judge them: the release's sdist, given as ``--to`` or as
+    ``old_option`` (the option that names the old pin's tree: ``--pristine`` of ``audit``,
+    ``--from`` of ``port``). A package file of a ``src/`` layout (``src/pkg/mod.py``) is in
+    the wheel without its leading directory (``pkg/mod.py``): it is named apart, as there
+    without ``src/``, not as a file a wheel does not install. Nothing is refused: the
+    verdicts of the package's own files hold."""
+    if old is None:
+        return
+    if _is_wheel_tree(tree.root) and not _is_wheel_tree(old.root):
+        _warn_wheel(tree, old, patches, "the new upstream", "--to", "gone upstream")
+    elif _is_wheel_tree(old.root) and not _is_wheel_tree(tree.root):
+        _warn_wheel(old, tree, patches, "the old pin's tree", old_option, "missing at the pin")
+
+
+def _warn_wheel(
+    wheel: Tree, sdist: Tree, patches: Sequence[Patch], role: str, option: str, reads: str
+) -> None:
+    """The warning of :func:`warn_wheel_for_sdist` for the tree ``wheel`` (``role``: which
+    of the two it is; ``option``: the option that gives it; ``reads``: how a file it lacks
+    reads), when the series changes files the unpacked sdist ``sdist`` holds and it lacks."""
     from patchkeeper.progress import warn
     from patchkeeper.trees.layout_hint import installed_prefix
 
-    if old is None or not _is_wheel_tree(tree.root) or _is_wheel_tree(old.root):
-        return
     paths = sorted(
         {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
     )
-    only_old = [p for p in paths if os.path.isfile(old.base / p)]
-    only_old = [p for p in only_old if not os.path.lexists(tree.base / p)]
-    if not only_old:
+    only_sdist = [p for p in paths if os.path.isfile(sdist.base / p)]
+    only_sdist = [p for p in only_sdist if not os.path.lexists(wheel.base / p)]
+    if not only_sdist:
         return
     # a src/ layout's package file is in the wheel without its leading directory: said
     # apart, since the audit may follow it there (a file it finds by content) or not
-    moved = {p: prefix for p in only_old if (prefix := installed_prefix(tree.base, p))}
-    absent = [p for p in only_old if p not in moved]
+    moved = {p: prefix for p in only_sdist if (prefix := installed_prefix(wheel.base, p))}
+    absent = [p for p in only_sdist if p not in moved]
     parts = []
     if absent:
         are = "is" if len(absent) == 1 else "are"
@@ -1214,13 +1232,16 @@ def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch])
         parts.append(
             f"{what} ({_first_five(list(moved))}) {are} in it without the leading {leading}"
         )
-    one = len(only_old) == 1
+    one = len(only_sdist) == 1
     they = "it reads" if one else "they read"
-    gone = "gone upstream" if not moved else "gone upstream or moved"
+    how = reads if not moved else f"{reads} or moved"
+    new = role == "the new upstream"
+    other = "the old pin's tree" if new else "the new upstream"
+    release = "the release's" if new else "the pin's"
     warn(
-        f"the new upstream is a wheel and the old pin's tree is not: {', and '.join(parts)}, "
-        f"so {they} as {gone}; pass --to the release's sdist (NAME==VERSION fetches it) to "
-        f"judge {'it' if one else 'them'}"
+        f"{role} is a wheel and {other} is not: {', and '.join(parts)}, so {they} as {how}; "
+        f"pass {option} {release} sdist (NAME==VERSION fetches it) to judge "
+        f"{'it' if one else 'them'}"
     )
 
 
