@@ -12,7 +12,7 @@ from patchkeeper.errors import ConfigError
 
 CODES = (
     '"PK101", "PK102", "PK103", "PK104", "PK105", "PK106", "PK201", "PK202", "PK203", "PK301", '
-    '"PK302", "PK303", "PK304", "PK305", "PK401", "PK501", "PK502", "PK503", "PK504", "PK505", '
+    '"PK302", "PK303", "PK304", "PK305", "PK306", "PK401", "PK501", "PK502", "PK503", "PK504", "PK505", '
     '"PK506", "PK601" or "PK602"'
 )
 
@@ -491,4 +491,67 @@ def test_a_patchkeeper_toml_with_a_tool_table_found_by_search_reads_as_with_conf
         f"patchkeeper: error: {config}:3: unknown key 'target'\n  hint: the known keys here "
         "are: directory, entries, fetch, git, headers, ignore, ledger, lint, lock-timeout, "
         "pin, port, pristine, report, runtime, series, strip, upstream\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "message", "hint"),
+    [
+        (
+            "patchkeeper.toml",
+            'upstream = "tornado"\npin = "6.2.0"\nseries = "debian/patches/series"\npin = "6.4.2"\n',
+            4,
+            "pin is set twice: a later line cannot replace its value",
+            "keep one of the two lines that set pin: a key is set once in its table",
+        ),
+        (
+            "patchkeeper.toml",
+            'upstream = "tornado"\npin = "6.2.0"\n[ledger]\nfile = "PATCHES.md"\n[ledger]\n'
+            'columns = ["Description"]\n',
+            5,
+            "the table [ledger] is declared twice",
+            "merge the two [ledger] tables into one: each table header is written once",
+        ),
+        (
+            "patchkeeper-decisions.toml",
+            '[series."CVE-2024-52804.patch"]\ndecision = "suggested: retire"\n'
+            'decision = "retire"\n',
+            3,
+            "decision is set twice: a later line cannot replace its value",
+            "keep one of the two lines that set decision: a key is set once in its table",
+        ),
+        (
+            "patchkeeper-decisions.toml",
+            '[series."CVE-2024-52804.patch"]\ndecision = "retire"\n\n'
+            '[series."CVE-2024-52804.patch"]\nreason = "in 6.4.2"\n',
+            4,
+            'the table [series."CVE-2024-52804.patch"] is declared twice',
+            'merge the two [series."CVE-2024-52804.patch"] tables into one: each table header '
+            "is written once",
+        ),
+    ],
+    ids=["key", "table", "decision key", "decision table"],
+)
+def test_a_key_or_table_set_twice_is_named_as_such(
+    cli, tmp_path, name: str, text: str, line: int, message: str, hint: str
+) -> None:
+    """A key or table given twice (a pin added at the end of the file, a decision accepted on a
+    new line under the suggestion) was "Cannot overwrite a value" with advice on syntax,
+    which is right there: the error names the key or table and says to keep one."""
+    config = tmp_path / "patchkeeper.toml"
+    if name != "patchkeeper.toml":
+        config.write_text('upstream = "tornado"\npin = "6.2.0"\n')
+    (tmp_path / name).write_text(text)
+    args = ("ledger", "--check") if name == "patchkeeper.toml" else ("report", "--check")
+    run = cli(*args, cwd=tmp_path)
+    guide = (
+        "the manual's configuration page, docs/configuration.md, shows every key"
+        if name == "patchkeeper.toml"
+        else 'each table is [series."NAME"] or [runtime."KEY"]: the manual\'s audit record '
+        "page, docs/audit-record.md, shows the file"
+    )
+    assert (run.code, run.out) == (2, "")
+    assert run.err == (
+        f"patchkeeper: error: {tmp_path / name}:{line}: not valid TOML: {message}\n"
+        f"  hint: {hint} ({guide})\n"
     )
