@@ -241,7 +241,9 @@ def build_context(
     new = spec_tree(state.new, config, NEW_TREE)
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(new, patches, "the new upstream (--to)", OPTION_TO, config.upstream)
+    refuse_misplaced(
+        new, patches, "the new upstream (--to)", OPTION_TO, config.upstream, config.series
+    )
     check_paths(old, patches)
     check_paths(new, patches)
     refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")

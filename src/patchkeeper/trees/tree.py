@@ -1044,7 +1044,9 @@ def _refuse_misplaced_pristine(
             patches = load_series(config)[1]
         except PatchkeeperError:
             return
-    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream)
+    refuse_misplaced(
+        other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream, config.series
+    )
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
@@ -1072,7 +1074,12 @@ def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | No
 
 
 def refuse_misplaced(
-    tree: Tree, patches: Sequence[Patch], what: str, option: str, upstream: str | None = None
+    tree: Tree,
+    patches: Sequence[Patch],
+    what: str,
+    option: str,
+    upstream: str | None = None,
+    series: Path | None = None,
 ) -> None:
     """Refuse a directory (``what``: "the new upstream (--to)") that holds none of the files
     the series changes while they are all in another tree nearby: one level too deep
@@ -1083,7 +1090,11 @@ def refuse_misplaced(
     metadata (``PKG-INFO``, a checkout's ``pyproject.toml``) names another project: another
     release's sdist given by mistake, which a release's file name or a requirement would
     have been refused for; so is one whose metadata names another project and that holds
-    at most half of those files (the few every project has, ``pyproject.toml``).
+    at most half of those files (the few every project has, ``pyproject.toml``). With
+    ``series`` (the configured series file), a directory that holds none of those files and
+    holds the series itself is refused: the downstream given for the upstream (``--to .``),
+    whose packaging would be read as the release (a Debian changelog naming each patch's CVE
+    reads as "upstream has it", to retire).
 
     Raises:
         TargetError: naming the directory, with where the files are and what to pass
@@ -1117,6 +1128,18 @@ def refuse_misplaced(
             f"({len(paths)} file{'s' if len(paths) != 1 else ''})",
             path=tree.root,
             hint=hint.removeprefix("hint: "),
+        )
+    if series is not None and Path(os.path.abspath(series)).is_relative_to(
+        Path(os.path.abspath(tree.root))
+    ):
+        raise TargetError(
+            f"{what} holds the downstream's own series "
+            f"({Path(os.path.abspath(series)).relative_to(Path(os.path.abspath(tree.root)))}) "
+            f"and none of the {len(paths)} file{'s' if len(paths) != 1 else ''} the series "
+            "changes: it is no upstream release",
+            path=tree.root,
+            hint=f"pass {option} the upstream release: its unpacked tree (an sdist, a "
+            f"checkout), its sdist or wheel file, or {upstream or 'NAME'}==VERSION",
         )
     if upstream:
         _refuse_other_project(tree, upstream, what, option, len(paths))
