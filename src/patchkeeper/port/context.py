@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_TO
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.memo import Memo
@@ -247,7 +247,7 @@ def build_context(
     check_paths(old, patches)
     check_paths(new, patches)
     refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")
-    warn_wheel_for_sdist(new, old, patches, "--from")
+    warn_wheel_for_sdist(new, old, patches, OPTION_FROM)
     new_version = tree_version(new)
     named = None
     if new_version is None and os.path.isdir(state.new):

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_PRISTINE
+from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
     FetchError,
@@ -1199,7 +1199,7 @@ def _is_wheel_tree(root: Path) -> bool:
 
 
 def warn_wheel_for_sdist(
-    tree: Tree, old: Tree | None, patches: Sequence[Patch], old_option: str = "--pristine"
+    tree: Tree, old: Tree | None, patches: Sequence[Patch], old_option: str = OPTION_PRISTINE
 ) -> None:
     """Warn when one of the two trees is a wheel and the other is not: a wheel holds only
     the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
@@ -1216,7 +1216,7 @@ def warn_wheel_for_sdist(
     if old is None:
         return
     if _is_wheel_tree(tree.root) and not _is_wheel_tree(old.root):
-        _warn_wheel(tree, old, patches, "the new upstream", "--to", "gone upstream")
+        _warn_wheel(tree, old, patches, "the new upstream", OPTION_TO, "gone upstream")
     elif _is_wheel_tree(old.root) and not _is_wheel_tree(tree.root):
         _warn_wheel(old, tree, patches, "the old pin's tree", old_option, "missing at the pin")
 
