@@ -10,17 +10,16 @@ import shlex
 import shutil
 from pathlib import Path
 
-from test_pin_mismatch import _unpacked
-
 from helpers import Example, write_files
 
 
 def test_the_audit_a_release_mismatch_names_runs_as_pasted(
     cli, example: Example, tmp_path: Path
 ) -> None:
-    spaced = tmp_path / "My Releases"
-    spaced.mkdir()
-    target = shutil.move(_unpacked(example, tmp_path, "1.1"), spaced / "minihttp-1.1")
+    # the example's files as an unpacked sdist that says it is 1.1
+    target = tmp_path / "My Releases" / "minihttp-1.1"
+    shutil.copytree(example.old, target)
+    (target / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: minihttp\nVersion: 1.1\n")
     run = cli("verify", "--target", str(target), cwd=example.downstream)
     assert run.err == (
         f"patchkeeper: warning: {target} is minihttp 1.1 (as its own metadata says), but the "
