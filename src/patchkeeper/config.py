@@ -632,6 +632,11 @@ def toml_syntax_error(
         line = max(1, len(text.splitlines()))
         what = message[: at_end.start()] + " (the file ends there)"
         where = " the end of the file (a value, list, table header or string left open)"
+    twice = set_twice(what, text, line)
+    if twice is not None:
+        return ConfigError(
+            f"not valid TOML: {twice[0]}", path=path, line=line, hint=f"{twice[1]} ({guide})"
+        )
     return ConfigError(
         f"not valid TOML: {what}" + (f" (column {match[2]})" if match else ""),
         path=path,
@@ -639,6 +644,41 @@ def toml_syntax_error(
         hint=f"fix the syntax at{where}: a value is quoted text "
         '("0.27.1"), a number, true/false or a [list]; one key = value per line; a table '
         f"header is [name] ({guide})",
+    )
+
+
+def set_twice(what: str, text: str, line: int | None) -> tuple[str, str] | None:
+    """The message and hint for a TOML error that is a key or table given twice (tomllib's
+    "Cannot overwrite a value", "Cannot declare ('t',) twice"), else ``None``: the syntax is
+    right there, and the usual hint on syntax would send the user looking for a typo. The
+    key is read from the file's line ``line``.
+
+    >>> set_twice("Cannot overwrite a value", 'pin = "1"\\npin = "2"\\n', 2)[0]
+    'pin is set twice: a later line cannot replace its value'
+    >>> set_twice("Cannot declare ('series', 'x.patch') twice", "", 3)[0]
+    'the table [series."x.patch"] is declared twice'
+    >>> set_twice("Invalid statement", "", 1) is None
+    True
+    """
+    import re
+
+    declared = re.fullmatch(r"Cannot declare \((.*)\) twice", what)
+    if declared is not None:
+        names = re.findall(r"'((?:[^'\\]|\\.)*)'", declared[1])
+        header = ".".join(n if re.fullmatch(r"[A-Za-z0-9_-]+", n) else f'"{n}"' for n in names)
+        return (
+            f"the table [{header}] is declared twice",
+            f"merge the two [{header}] tables into one: each table header is written once",
+        )
+    if what != "Cannot overwrite a value":
+        return None
+    lines = text.splitlines()
+    source = lines[line - 1] if line is not None and 0 < line <= len(lines) else ""
+    key = re.match(r"\s*(\[\[?\s*[^\]]+?\s*\]\]?|[^=]+?)\s*(=|$)", source)
+    named = key[1].strip() if key is not None and key[1].strip() else "a key"
+    return (
+        f"{named} is set twice: a later line cannot replace its value",
+        f"keep one of the two lines that set {named}: a key is set once in its table",
     )
 
 

@@ -139,3 +139,34 @@ def test_a_src_layout_file_the_wheel_has_is_not_named(cli, tmp_path: Path) -> No
         ("answer.patch", "target gone"),
         ("setup-data.patch", "target gone"),
     ]
+
+
+def test_a_wheel_as_the_old_pins_tree_is_warned_of(cli, tmp_path: Path) -> None:
+    """The other way round: the pin's wheel given as the pristine tree (what ``pip download``
+    left) and the new release's sdist: the series' ``setup.cfg`` is not in the wheel, so
+    the audit said "not in the old pin's tree ... the series does not apply at its pin
+    itself", with nothing to say the wheel was why. The audit and the port now warn, naming
+    the file and the option that takes the pin's sdist; the verdicts are the same."""
+    pin_wheel = pure_wheel(
+        tmp_path,
+        "tinypkg",
+        {"tinypkg/__init__.py": b"", "tinypkg/core.py": CORE_OLD.encode()},
+        version="1.0",
+    )
+    down, _ = _downstream_and_wheel(tmp_path)
+    new = _sdist(tmp_path, "1.1")
+    run = cli("audit", "--to", str(new), "--pristine", str(pin_wheel), "--json", cwd=down)
+    warning = (
+        "the old pin's tree is a wheel and the new upstream is not: 1 file the series changes "
+        "(setup.cfg) is not among the files a wheel installs, so it reads as missing at the "
+        "pin; pass {} the pin's sdist (NAME==VERSION fetches it) to judge it"
+    )
+    assert (run.code, run.err) == (0, f"patchkeeper: warning: {warning.format('--pristine')}\n")
+    envelope = json.loads(run.out)
+    assert envelope["warnings"] == [warning.format("--pristine")]
+    assert [(v["name"], v["verdict"]) for v in envelope["verdicts"]] == [
+        ("answer.patch", "clean"),
+        ("setup-data.patch", "clean"),
+    ]
+    run = cli("port", "--to", str(new), "--from", str(pin_wheel), cwd=down)
+    assert run.err.startswith(f"patchkeeper: warning: {warning.format('--from')}\n")

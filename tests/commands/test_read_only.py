@@ -283,3 +283,37 @@ def test_markdown_on_a_read_only_mount_says_so(repo: Path, tmp_path: Path) -> No
         "--markdown /tmp/out.md\n"
     )
     assert list(reports.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "said"),
+    [
+        (("decide",), 2, "patchkeeper: error: {ro}/patchkeeper-decisions.toml: cannot write"),
+        (
+            ("audit", "--to", "{upstream}/minihttp-1.1", "--save-evidence"),
+            1,
+            "patchkeeper: warning: the evidence was not saved: "
+            "{ro}/.patchkeeper/evidence/audit.json: cannot write",
+        ),
+        (
+            ("record", "--", "true"),
+            2,
+            "patchkeeper: error: {ro}/.patchkeeper/evidence/recorded.json: cannot write",
+        ),
+    ],
+    ids=["decide", "audit --save-evidence", "record"],
+)
+def test_the_record_on_a_read_only_mount_says_so(repo: Path, args, code, said) -> None:
+    """A downstream on a file system mounted read-only: the record's files (decisions,
+    evidence) were refused with "make the downstream directory writable", which no change
+    of permissions does there; the hint is now the machine's, as every other write's."""
+    ro = repo / "ro"  # beside upstream/, so the example's ../upstream pristine is found
+    ro.mkdir()
+    line = [part.format(upstream=repo / "upstream") for part in args]
+    done = patchkeeper_on_read_only_mount(ro, ["-C", str(ro), *line], repo, repo / "downstream")
+    assert done.returncode == code
+    assert done.stderr.splitlines()[-2:] == [
+        said.format(ro=ro) + ": Read-only file system",
+        "  hint: the file system is mounted read-only: work on a copy on a writable one",
+    ]
+    assert list(ro.iterdir()) == []

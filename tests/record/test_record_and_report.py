@@ -47,6 +47,23 @@ def test_a_command_that_cannot_start_is_recorded_as_127(cli, audited: Path) -> N
     )
 
 
+def test_a_command_that_is_there_but_cannot_run_is_recorded_as_126(
+    cli, audited: Path, tmp_path: Path
+) -> None:
+    """A validation script without its executable bit (``record -- ./run-tests.sh`` after a
+    checkout that lost the mode) was recorded as 127, "not found", which the shell keeps for
+    a program that is not there; it is 126, as a shell gives it."""
+    script = tmp_path / "run-tests.sh"
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o644)
+    for program, why in ((script, "Permission denied"), (tmp_path, "Permission denied")):
+        run = cli("record", "--", str(program), cwd=audited)
+        assert (run.code, run.out.splitlines()[1]) == (1, f"  | cannot run {program}: {why}")
+        data = json.loads((audited / ".patchkeeper/evidence/recorded.json").read_text())
+        recorded = {c["argv"][0]: c["exit_code"] for c in data["commands"]}
+        assert recorded[str(program)] == 126
+
+
 @pytest.mark.parametrize("option", ["--markdown", "--jsno"])
 def test_an_option_record_does_not_have_is_refused_not_run(cli, audited: Path, option: str) -> None:
     """``record --markdown FILE -- pytest`` (an option of other commands) or a mistyped

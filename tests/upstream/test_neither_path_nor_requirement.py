@@ -122,3 +122,37 @@ def test_the_upstreams_bare_name_is_neither_too(
         f"  hint: pass an upstream tree's directory, or a requirement of minihttp ({option} "
         "minihttp==VERSION)\n",
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "spec", "role"),
+    [
+        (("audit", "--to", "minihttp-1.1.tar.gz"), "minihttp-1.1.tar.gz", "the new upstream (--to)"),
+        (("port", "--to", "minihttp-1.1-py3-none-any.whl"), "minihttp-1.1-py3-none-any.whl",
+         "the new upstream (--to)"),
+        (("verify", "--target", "../upstream/minihttp-1.0", "--pristine", "minihttp-1.0.zip"),
+         "minihttp-1.0.zip", "the pristine reference (--pristine)"),
+    ],
+)  # fmt: skip
+def test_a_missing_release_file_is_a_missing_file(
+    cli, example: Example, args: tuple[str, ...], spec: str, role: str, tmp_path, monkeypatch
+) -> None:
+    """An sdist's or wheel's file name typed in the wrong directory (what ``pip download``
+    left in another folder) was looked up on the package indexes as a project of that
+    name ("no project named 'minihttp-1.1.tar.gz'"): it is a path, said missing where it was
+    looked for, and nothing is fetched."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PATCHKEEPER_CACHE", str(cache))
+    before = tree_bytes(example.root)
+    run = cli(*args, cwd=example.downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {spec}: {role} does not exist\n"
+        f"  hint: relative paths start at {example.downstream} (-C DIR's, when given), and "
+        f"there is no file {example.downstream / spec}\n",
+    )
+    # nothing fetched: at most the parsed series is kept
+    kept = sorted(p.name for p in cache.iterdir()) if cache.exists() else []
+    assert kept in ([], ["series"])
+    assert tree_bytes(example.root) == before

@@ -215,3 +215,30 @@ def test_tables_of_the_wrong_type_hold_nothing_to_read() -> None:
     text += "[tool]\npoetry = 1\n"
     assert found("urllib3", "pyproject.toml", text) == []
     assert found("urllib3", "uv.lock", text) == []
+
+
+def test_a_key_or_table_given_twice_is_named_as_such() -> None:
+    """A dependency file with a key or table given twice (a dependencies list added again at
+    the end of ``pyproject.toml``) was "Cannot overwrite a value" with "fix the file's
+    syntax", which is right there."""
+    errors = {}
+    for path, text in {
+        "pyproject.toml": '[project]\nname = "svc"\ndependencies = ["urllib3"]\n'
+        'dependencies = ["urllib3==2.0.7"]\n',
+        "uv.lock": '[[package]]\nname = "urllib3"\n[options]\n[options]\n',
+    }.items():
+        with pytest.raises(RequirementFileError) as caught:
+            requirements_for("urllib3", path, text)
+        errors[path] = (caught.value.line, caught.value.message, caught.value.hint)
+    assert errors == {
+        "pyproject.toml": (
+            4,
+            "not valid TOML: dependencies is set twice: a later line cannot replace its value",
+            "keep one of the two lines that set dependencies: a key is set once in its table",
+        ),
+        "uv.lock": (
+            4,
+            "not valid TOML: the table [options] is declared twice",
+            "merge the two [options] tables into one: each table header is written once",
+        ),
+    }

@@ -67,7 +67,7 @@ def pin_tree(
         given = spec_tree(spec, config, what)
         refuse_unpacked_parent(given, what, "pass --pristine {}")
         if patches is not None:
-            refuse_misplaced(given, patches, what, OPTION_PRISTINE, config.upstream)
+            refuse_misplaced(given, patches, what, OPTION_PRISTINE, config.upstream, config.series)
         return given, None
     try:
         pristine = pristine_for(config, tree, None)
@@ -136,7 +136,9 @@ def audit_release(config: Config, request: AuditRequest) -> AuditResult:
     series, patches, unreadable = load_series_tolerant(config)
     tree = spec_tree(to, config, "the new upstream (--to)")
     refuse_unpacked_parent(tree, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(tree, patches, "the new upstream (--to)", OPTION_TO, config.upstream)
+    refuse_misplaced(
+        tree, patches, "the new upstream (--to)", OPTION_TO, config.upstream, config.series
+    )
     check_paths(tree, patches)
     old, note = pin_tree(config, tree, pristine, patches)
     refuse_changed_pin(tree, old, patches, config, "the new upstream (--to)")

@@ -27,8 +27,11 @@ from patchkeeper.record import evidence_store as store
 from patchkeeper.record.results import RecordResult
 from patchkeeper.record.settings import report_settings
 
-#: The exit code recorded for a command that cannot be started (the shell's convention).
+#: The exit code recorded for a command that cannot be started, as a shell gives it: 127
+#: when there is no such program, 126 when it is there and cannot be run (not executable, a
+#: directory, not a program the system can start).
 NOT_STARTED = 127
+NOT_RUNNABLE = 126
 
 #: The bytes of one output line kept, from its end: a line longer than this (a progress bar
 #: that never ends its line, a dump without newlines) says how many it lost.
@@ -57,7 +60,9 @@ def run(config: Config, argv: list[str]) -> RecordResult:
             argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
         )
     except OSError as exc:
-        code, lines = NOT_STARTED, [f"cannot run {argv[0]}: {exc.strerror}"]
+        missing = isinstance(exc, FileNotFoundError)
+        code = NOT_STARTED if missing else NOT_RUNNABLE
+        lines = [f"cannot run {argv[0]}: {exc.strerror}"]
     else:
         with process:
             try:

@@ -143,6 +143,21 @@ def branch_topics(
     return topics, problems
 
 
+def _has_topic_commits(root: Path, base: str, branch: str, tag: str) -> bool:
+    """Whether a commit of ``base..branch`` is a topic commit (``[TAG] <topic>``): the branch
+    is then the one ``import`` writes, whatever form the series' files have."""
+    if tag == NO_TOPIC_TAG:
+        return False
+    pattern = topic_pattern(tag)
+    commits = gitops.rev_list(root, f"{base}..{branch}")
+    messages = gitops.cat_file_batch(root, commits)
+    for commit in commits:
+        first, _ = split_message(messages[commit].partition(b"\n\n")[2])
+        if pattern.match(first.decode("utf-8", "replace")) is not None:
+            return True
+    return False
+
+
 def commit_subject(message: bytes) -> str:
     """A commit's subject as git gives it (``git log --format=%s``, and the ``Subject:``
     that ``git format-patch`` writes): the lines of the message's first paragraph, each
@@ -497,9 +512,12 @@ def check_branch(
         differences=found,
         # a ledger file without its table says itself what to do; the others are the
         # branch and the series apart
+        # a series git format-patch wrote is matched by its patches; a branch of topic
+        # commits is the topic workflow's (import wrote it), which export and import keep in
+        # step with the series' own file names (a Debian series exported by gbp pq)
         hint=(
             _format_patch_hint(config, root, base, branch)
-            if origins
+            if origins and not _has_topic_commits(root, base_id, branch_id, tag)
             else _sync_hint(root, base, branch, request)
         )
         if any(d.kind != "ledger" for d in found)

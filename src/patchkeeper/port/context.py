@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_TO
+from patchkeeper.constants import OPTION_FROM, OPTION_TO
 from patchkeeper.errors import ConfigError, FetchError, TargetError
 from patchkeeper.port.history import UpstreamHistory, find_tag
 from patchkeeper.port.instructions import TERMINAL, GoOn
@@ -244,11 +244,13 @@ def build_context(
     new = spec_tree(state.new, config, NEW_TREE)
     refuse_unpacked_parent(old, "the old upstream", 'pass --from {0}, or set pristine = "{0}"')
     refuse_unpacked_parent(new, "the new upstream (--to)", "pass --to {}")
-    refuse_misplaced(new, patches, "the new upstream (--to)", OPTION_TO, config.upstream)
+    refuse_misplaced(
+        new, patches, "the new upstream (--to)", OPTION_TO, config.upstream, config.series
+    )
     check_paths(old, patches)
     check_paths(new, patches)
     refuse_changed_pin(new, old, patches, config, "the new upstream (--to)")
-    warn_wheel_for_sdist(new, old, patches)
+    warn_wheel_for_sdist(new, old, patches, OPTION_FROM)
     new_version = tree_version(new)
     named = None
     if new_version is None and os.path.isdir(state.new):

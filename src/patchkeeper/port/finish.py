@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 from patchkeeper.config import Config
@@ -167,7 +168,8 @@ def _in_place(ctx: PortContext, retire: bool = False) -> str:
     >>> _in_place(NS(state=NS(new="../minihttp-1.1")), retire=True)
     "'patchkeeper port --to ../minihttp-1.1 --in-place --retire'"
     """
-    return f"'patchkeeper port --to {ctx.state.new} --in-place{' --retire' if retire else ''}'"
+    to = shlex.quote(str(ctx.state.new))
+    return f"'patchkeeper port --to {to} --in-place{' --retire' if retire else ''}'"
 
 
 def moved_spec(ctx: PortContext) -> tuple[Change | None, tuple[str, ...]]:

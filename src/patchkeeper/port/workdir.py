@@ -318,7 +318,39 @@ class WorkDir:
         }
         references = {target: self.references(target, manifest) for target in resolved}
         _check_markers(files, resolved, deleted, references)
+        self._check_removed(manifest, resolved)
         return manifest["patch"], resolved
+
+    def _check_removed(
+        self, manifest: Mapping[str, Any], resolved: Mapping[str, FileState | None]
+    ) -> None:
+        """Refuse a resolution that removes a file the stopped patch leaves in place: one
+        it changes (or creates) and does not delete, laid out under ``conflict/files``.
+        Removing a file there makes the regenerated patch delete it from upstream, which
+        neither the patch nor the new pin did: most likely a slip, and the port would go
+        on with it silently ("resolved"), as ``git rebase --continue`` never does with a
+        path nobody marked as removed. A modify/delete (the patch deletes the file) and a
+        file gone from the new pin are left as they are: removing those is the deletion.
+
+        Raises:
+            UnresolvedError: naming the first such file under ``conflict/files``.
+        """
+        files, patched = self.conflict / "files", self.conflict / "reference" / "patched"
+        for target, info in sorted(manifest["paths"].items()):
+            if resolved.get(target) is not None or info.get("status") in (MODIFY_DELETE, "gone"):
+                continue
+            if not safe_path(patched, info.get("path") or target).is_file():
+                continue  # the patch itself deletes it
+            raise UnresolvedError(
+                "this file was removed, so the patch would delete it; the patch changes it "
+                "and does not delete it",
+                path=files / target,
+                hint=f"put it back: the new pin's file is {self.conflict}/reference/new/"
+                f"{target}, the file with the patch on the old pin reference/patched/"
+                f"{info.get('path') or target}; make the patch's change in it (or keep the new "
+                "pin's file as it is, to drop that change), then run 'patchkeeper port "
+                "--continue'",
+            )
 
     def references(
         self, target: str, manifest: Mapping[str, Any] | None = None

@@ -41,6 +41,7 @@ from patchkeeper.config import Config
 from patchkeeper.constants import STATE_DIR
 from patchkeeper.errors import PatchkeeperError
 from patchkeeper.system.atomic import write_atomic
+from patchkeeper.system.refusals import refusal_hint
 
 #: The evidence directory, relative to the downstream root.
 EVIDENCE_DIR = f"{STATE_DIR}/evidence"
@@ -166,7 +167,9 @@ def write_text(path: Path, text: str) -> None:
     A byte kept by ``surrogateescape`` (a Latin-1 patch header) is written as that byte.
 
     Raises:
-        EvidenceError: the directory cannot be created or written.
+        EvidenceError: the directory cannot be created or written; its hint is the one for
+            the machine's refusal (a file system mounted read-only, a full disk: no change of
+            the directory's permissions helps there), else to make the directory writable.
     """
     try:
         write_atomic(path, text.encode("utf-8", "surrogateescape"), parents=True)
@@ -174,7 +177,7 @@ def write_text(path: Path, text: str) -> None:
         raise EvidenceError(
             f"cannot write: {exc.strerror}",
             path=path,
-            hint="make the downstream directory writable",
+            hint=refusal_hint(exc, path) or "make the downstream directory writable",
         ) from None
 
 

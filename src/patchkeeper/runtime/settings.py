@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -465,14 +466,18 @@ def _inside_package_hint(root: Path, name: str) -> str | None:
     if root == holder and last == root.name and top != root:
         folder = root.relative_to(plugin).as_posix()
         return (
-            f"{where}: pass --plugin {plugin} --package {top.name} --patch-dir {folder} "
+            f"{where}: pass --plugin {shlex.quote(str(plugin))} --package {top.name} "
+            f"--patch-dir {shlex.quote(folder)} "
             f"(the plugin is loaded through {top.name})"
         )
     if name.split(".")[0] == top.name or last == root.name:
-        return f"{where}: pass --plugin {plugin}"
+        return f"{where}: pass --plugin {shlex.quote(str(plugin))}"
     found = _nameable_packages(plugin)
     there = f"{', '.join(found)}" if found else "none"
-    return f"{where}: pass --plugin {plugin} and --package NAME, one of the packages there: {there}"
+    return (
+        f"{where}: pass --plugin {shlex.quote(str(plugin))} and --package NAME, one of the "
+        f"packages there: {there}"
+    )
 
 
 def _nameable_packages(root: Path) -> list[str]:

@@ -3,6 +3,7 @@ configured pin."""
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ def pin_mismatch(config: Config, tree: Tree) -> str:
             f'series is cut against {config.pin} (pin = "{config.pin}"{where}): its patches '
             f"are read on another release; to do: apply the series to a tree of "
             f"{config.upstream}=={config.pin}, or audit the series against this one "
-            f"('patchkeeper audit --to {tree.root}') and move the pin"
+            f"('patchkeeper audit --to {shlex.quote(str(tree.root))}') and move the pin"
         )
     name = tree.dist.name if tree.dist is not None else config.upstream
     return (

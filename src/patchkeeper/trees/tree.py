@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from patchkeeper.config import Config
-from patchkeeper.constants import OPTION_PRISTINE
+from patchkeeper.constants import OPTION_PRISTINE, OPTION_TO
 from patchkeeper.errors import (
     ConfigError,
     FetchError,
@@ -359,9 +359,12 @@ def _missing_tree(path: Path, what: str) -> TargetError:
     # a relative path is read from -C's directory when one is given, as git -C does: a
     # user who typed it from elsewhere is told where it was looked for
     if not path.expanduser().is_absolute():
+        from patchkeeper.upstream.unpack import is_archive
+
+        kind = "file" if is_archive(path.name) else "directory"
         hint = (
             f"relative paths start at {Path.cwd()} (-C DIR's, when given), and there is no "
-            f"directory {path.resolve()}"
+            f"{kind} {path.resolve()}"
         )
     else:
         # a typo is usually one part of the path: the deepest folder that exists shows which
@@ -1041,7 +1044,9 @@ def _refuse_misplaced_pristine(
             patches = load_series(config)[1]
         except PatchkeeperError:
             return
-    refuse_misplaced(other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream)
+    refuse_misplaced(
+        other, patches, "the pristine reference", OPTION_PRISTINE, config.upstream, config.series
+    )
 
 
 def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | None = None) -> None:
@@ -1069,7 +1074,12 @@ def refuse_unpacked_parent(tree: Tree, what: str, advice: str, source: Path | No
 
 
 def refuse_misplaced(
-    tree: Tree, patches: Sequence[Patch], what: str, option: str, upstream: str | None = None
+    tree: Tree,
+    patches: Sequence[Patch],
+    what: str,
+    option: str,
+    upstream: str | None = None,
+    series: Path | None = None,
 ) -> None:
     """Refuse a directory (``what``: "the new upstream (--to)") that holds none of the files
     the series changes while they are all in another tree nearby: one level too deep
@@ -1080,7 +1090,11 @@ def refuse_misplaced(
     metadata (``PKG-INFO``, a checkout's ``pyproject.toml``) names another project: another
     release's sdist given by mistake, which a release's file name or a requirement would
     have been refused for; so is one whose metadata names another project and that holds
-    at most half of those files (the few every project has, ``pyproject.toml``).
+    at most half of those files (the few every project has, ``pyproject.toml``). With
+    ``series`` (the configured series file), a directory that holds none of those files and
+    holds the series itself is refused: the downstream given for the upstream (``--to .``),
+    whose packaging would be read as the release (a Debian changelog naming each patch's CVE
+    reads as "upstream has it", to retire).
 
     Raises:
         TargetError: naming the directory, with where the files are and what to pass
@@ -1114,6 +1128,18 @@ def refuse_misplaced(
             f"({len(paths)} file{'s' if len(paths) != 1 else ''})",
             path=tree.root,
             hint=hint.removeprefix("hint: "),
+        )
+    if series is not None and Path(os.path.abspath(series)).is_relative_to(
+        Path(os.path.abspath(tree.root))
+    ):
+        raise TargetError(
+            f"{what} holds the downstream's own series "
+            f"({Path(os.path.abspath(series)).relative_to(Path(os.path.abspath(tree.root)))}) "
+            f"and none of the {len(paths)} file{'s' if len(paths) != 1 else ''} the series "
+            "changes: it is no upstream release",
+            path=tree.root,
+            hint=f"pass {option} the upstream release: its unpacked tree (an sdist, a "
+            f"checkout), its sdist or wheel file, or {upstream or 'NAME'}==VERSION",
         )
     if upstream:
         _refuse_other_project(tree, upstream, what, option, len(paths))
@@ -1172,31 +1198,49 @@ def _is_wheel_tree(root: Path) -> bool:
         return False
 
 
-def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch]) -> None:
-    """Warn when the new upstream is a wheel while the old pin's tree is not: a wheel holds
-    only the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
-    ``setup.py``, ``requirements.txt``, ``tests/``) that a patch changes is not in it and
-    reads as gone upstream, which it need not be. The warning names those files (the first
-    five) and the way to judge them: the release's sdist. A package file of a ``src/``
-    layout (``src/pkg/mod.py``) is in the wheel without its leading directory (``pkg/mod.py``):
-    it is named apart, as there without ``src/``, not as a file a wheel does not install.
-    Nothing is refused: the verdicts of the package's own files hold."""
+def warn_wheel_for_sdist(
+    tree: Tree, old: Tree | None, patches: Sequence[Patch], old_option: str = OPTION_PRISTINE
+) -> None:
+    """Warn when one of the two trees is a wheel and the other is not: a wheel holds only
+    the files it installs, so a file of the sdist outside them (``MANIFEST.in``,
+    ``setup.py``, ``requirements.txt``, ``tests/``, ``docs/``) that a patch changes is not in
+    it. In the new upstream it reads as gone upstream, which it need not be; in the old
+    pin's tree (a wheel given as the pristine tree) the patch reads as not applying at its
+    pin, which it does on the sdist it was cut against. The warning names those files (the
+    first five) and the way to judge them: the release's sdist, given as ``--to`` or as
+    ``old_option`` (the option that names the old pin's tree: ``--pristine`` of ``audit``,
+    ``--from`` of ``port``). A package file of a ``src/`` layout (``src/pkg/mod.py``) is in
+    the wheel without its leading directory (``pkg/mod.py``): it is named apart, as there
+    without ``src/``, not as a file a wheel does not install. Nothing is refused: the
+    verdicts of the package's own files hold."""
+    if old is None:
+        return
+    if _is_wheel_tree(tree.root) and not _is_wheel_tree(old.root):
+        _warn_wheel(tree, old, patches, "the new upstream", OPTION_TO, "gone upstream")
+    elif _is_wheel_tree(old.root) and not _is_wheel_tree(tree.root):
+        _warn_wheel(old, tree, patches, "the old pin's tree", old_option, "missing at the pin")
+
+
+def _warn_wheel(
+    wheel: Tree, sdist: Tree, patches: Sequence[Patch], role: str, option: str, reads: str
+) -> None:
+    """The warning of :func:`warn_wheel_for_sdist` for the tree ``wheel`` (``role``: which
+    of the two it is; ``option``: the option that gives it; ``reads``: how a file it lacks
+    reads), when the series changes files the unpacked sdist ``sdist`` holds and it lacks."""
     from patchkeeper.progress import warn
     from patchkeeper.trees.layout_hint import installed_prefix
 
-    if old is None or not _is_wheel_tree(tree.root) or _is_wheel_tree(old.root):
-        return
     paths = sorted(
         {diff.old_path for patch in patches for diff in patch.files if diff.old_path is not None}
     )
-    only_old = [p for p in paths if os.path.isfile(old.base / p)]
-    only_old = [p for p in only_old if not os.path.lexists(tree.base / p)]
-    if not only_old:
+    only_sdist = [p for p in paths if os.path.isfile(sdist.base / p)]
+    only_sdist = [p for p in only_sdist if not os.path.lexists(wheel.base / p)]
+    if not only_sdist:
         return
     # a src/ layout's package file is in the wheel without its leading directory: said
     # apart, since the audit may follow it there (a file it finds by content) or not
-    moved = {p: prefix for p in only_old if (prefix := installed_prefix(tree.base, p))}
-    absent = [p for p in only_old if p not in moved]
+    moved = {p: prefix for p in only_sdist if (prefix := installed_prefix(wheel.base, p))}
+    absent = [p for p in only_sdist if p not in moved]
     parts = []
     if absent:
         are = "is" if len(absent) == 1 else "are"
@@ -1211,13 +1255,16 @@ def warn_wheel_for_sdist(tree: Tree, old: Tree | None, patches: Sequence[Patch])
         parts.append(
             f"{what} ({_first_five(list(moved))}) {are} in it without the leading {leading}"
         )
-    one = len(only_old) == 1
+    one = len(only_sdist) == 1
     they = "it reads" if one else "they read"
-    gone = "gone upstream" if not moved else "gone upstream or moved"
+    how = reads if not moved else f"{reads} or moved"
+    new = role == "the new upstream"
+    other = "the old pin's tree" if new else "the new upstream"
+    release = "the release's" if new else "the pin's"
     warn(
-        f"the new upstream is a wheel and the old pin's tree is not: {', and '.join(parts)}, "
-        f"so {they} as {gone}; pass --to the release's sdist (NAME==VERSION fetches it) to "
-        f"judge {'it' if one else 'them'}"
+        f"{role} is a wheel and {other} is not: {', and '.join(parts)}, so {they} as {how}; "
+        f"pass {option} {release} sdist (NAME==VERSION fetches it) to judge "
+        f"{'it' if one else 'them'}"
     )
 
 

@@ -319,7 +319,7 @@ def check_trees(config: Config, state: UpgradeState, series: bool, runtime: bool
         # the audit step refuses these trees too, but only after the upgrade has begun
         refuse_unpacked_parent(tree, what, f"pass {OPTION_TO} {{}}")
         patches = load_series_tolerant(config)[1]
-        refuse_misplaced(tree, patches, what, OPTION_TO, config.upstream)
+        refuse_misplaced(tree, patches, what, OPTION_TO, config.upstream, config.series)
         new_tree = state.to if os.path.isdir(state.to) else str(tree.root)
         old_tree(config, state.source)
     if runtime:

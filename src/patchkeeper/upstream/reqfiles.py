@@ -40,7 +40,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from patchkeeper.config import BOM, BOM_HINT, BOM_WORDS
+from patchkeeper.config import BOM, BOM_HINT, BOM_WORDS, set_twice
 from patchkeeper.errors import PatchkeeperError
 
 if sys.version_info >= (3, 11):
@@ -252,11 +252,13 @@ def _toml(path: str, text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
         match = re.search(r"\(at line (\d+)", str(error))
+        line = int(match[1]) if match else max(1, len(text.splitlines()))
+        twice = set_twice(re.sub(r"\s*\(at line \d+, column \d+\)$", "", str(error)), text, line)
         raise RequirementFileError(
-            f"not valid TOML: {error}",
+            f"not valid TOML: {twice[0] if twice else error}",
             path=path,
-            line=int(match[1]) if match else max(1, len(text.splitlines())),
-            hint="fix the file's syntax",
+            line=line,
+            hint=twice[1] if twice else "fix the file's syntax",
         ) from None
 
 

@@ -17,6 +17,7 @@ directory and names another project (``1.1``, ``minihttp-1.1``) is refused as ne
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,21 +28,31 @@ _PATH_START = (".", "/", "~")
 #: How the file names of sdists and wheels end (PEP 625, PEP 427, older sdists): such a name
 #: without a version specifier is a path, even when the file is missing.
 _ARCHIVE_ENDINGS = (".tar.gz", ".tgz", ".tar.bz2", ".tar.xz", ".zip", ".whl")
+#: A version specifier's operator, a marker or a direct URL's ``@``: a requirement, not a path.
+_SPECIFIER_OR_URL = re.compile(r"[=<>!~;@\[]")
 
 
 def looks_like_path(spec: str) -> bool:
     """Whether ``spec`` can only be a path: it starts like one (``./``, ``/``, ``~``) or holds
     a slash without an ``@`` (PEP 508 allows a slash only in a direct URL, ``NAME @ URL``):
     ``upstream/minihttp-1.1`` is a directory that does not exist, never a malformed
-    requirement.
+    requirement. So is the file name of an sdist or wheel without a version specifier
+    (``minihttp-1.1.tar.gz`` typed in the wrong directory), as :func:`parsed_requirement`
+    reads it: it is never looked up on the package indexes as a project of that name.
 
     >>> looks_like_path("up/minihttp-1.1"), looks_like_path("~/x"), looks_like_path("x==1")
     (True, True, False)
     >>> looks_like_path("x @ https://host/x.tar.gz")
     False
+    >>> looks_like_path("minihttp-1.1.tar.gz"), looks_like_path("six-1.16.0-py3-none-any.whl")
+    (True, True)
     """
     text = spec.strip()
-    return text.startswith(_PATH_START) or ("/" in text and "@" not in text)
+    return (
+        text.startswith(_PATH_START)
+        or ("/" in text and "@" not in text)
+        or (text.lower().endswith(_ARCHIVE_ENDINGS) and not _SPECIFIER_OR_URL.search(text))
+    )
 
 
 def parsed_requirement(spec: str) -> Any | None:

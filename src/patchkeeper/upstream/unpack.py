@@ -13,7 +13,9 @@ built or executed: ``setup.py`` is a file like any other.
 
 from __future__ import annotations
 
+import calendar
 import lzma
+import os
 import posixpath
 import re
 import tarfile
@@ -260,6 +262,23 @@ def _unpack_zip(archive: Path, dest: Path) -> None:
         dest.mkdir(parents=True, exist_ok=True)
         with track(f"unpacking {archive.name}", len(infos)) as advance:
             zf.extractall(dest, members=_counted(infos, advance))
+        _keep_zip_times(infos, dest)
+
+
+def _keep_zip_times(infos: list[zipfile.ZipInfo], dest: Path) -> None:
+    """Give each extracted file the modification time its zip member holds, as tar
+    extraction does: ``ZipFile.extractall`` leaves the time of the unpacking, and a
+    release's files are what tell its day (an unpacked wheel read as unpacked today would
+    date the release today). A zip time has no zone; it is read as UTC, within a day of
+    the writer's. Directories keep the unpacking's time."""
+    for info in infos:
+        if info.is_dir():
+            continue
+        try:
+            stamp = float(calendar.timegm((*info.date_time, 0, 0, 0)))
+            os.utime(dest / info.filename, (stamp, stamp))
+        except (OverflowError, ValueError, OSError):
+            continue  # the time is only evidence: a file without it keeps the unpacking's
 
 
 def _counted(members: list[_Member], advance: Advance) -> Iterator[_Member]:
