@@ -14,11 +14,14 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from patchkeeper.errors import GitError
 from patchkeeper.trees.installed import InstalledDistribution
 from patchkeeper.upstream import gitops
+
+if TYPE_CHECKING:
+    from patchkeeper.upstream.fetch import FetchedTree
 
 SDIST, WHEEL, CHECKOUT, DIRECTORY, INSTALLED, ABSENT, NOT_FETCHED = (
     "sdist",
@@ -188,6 +191,18 @@ def _fetched_source(role: str, record: dict[str, Any], root: Path) -> Source:
     )
 
 
+def _tree_of(role: str, fetched: FetchedTree) -> Source:
+    """A tree the fetch cache holds, as its record in the cache would say it."""
+    record = {
+        "name": fetched.name,
+        "version": fetched.version,
+        "kind": fetched.kind,
+        "sha256": fetched.sha256,
+        "filename": fetched.filename,
+    }
+    return _fetched_source(role, record, fetched.root)
+
+
 def directory_source(role: str, directory: Path, exclude: tuple[str, ...] = ()) -> Source:
     """A directory as a checkout, a tree from the fetch cache, or else by its files' digest."""
     directory = directory.resolve()
@@ -210,14 +225,7 @@ def requirement_source(role: str, requirement: str, kinds: tuple[str, ...]) -> S
     for kind in kinds:
         fetched = find_cached(requirement, kind)
         if fetched is not None:
-            record = {
-                "name": fetched.name,
-                "version": fetched.version,
-                "kind": fetched.kind,
-                "sha256": fetched.sha256,
-                "filename": fetched.filename,
-            }
-            return _fetched_source(role, record, fetched.root)
+            return _tree_of(role, fetched)
     name, _, version = requirement.partition("==")
     return Source(role, name.strip(), version.strip() or None, NOT_FETCHED, "", "")
 
@@ -236,14 +244,7 @@ def release_file_source(role: str, path: Path) -> Source | None:
         fetched = unpack_local(path)
     except (FetchError, TargetError):
         return None
-    record = {
-        "name": fetched.name,
-        "version": fetched.version,
-        "kind": fetched.kind,
-        "sha256": fetched.sha256,
-        "filename": fetched.filename,
-    }
-    return _fetched_source(role, record, fetched.root)
+    return _tree_of(role, fetched)
 
 
 def installed_source(dist: InstalledDistribution) -> Source:
