@@ -4,6 +4,7 @@ stopped at a conflict, a refused write, a command line no tool runs, through the
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -292,6 +293,33 @@ def test_a_command_line_with_the_group_options_names_the_tool_and_its_directory(
             cli,
         )
         == "unpack it (tar -xf FILE.tar.gz -C DIR) or switch (git -C /p switch -c x), then `directory`"
+    )
+
+
+def test_a_command_line_reads_a_quoted_path_as_one_word() -> None:
+    """A message quotes a path with spaces as a shell does (``shlex.quote``): the quoted word
+    is one argument, its quotes taken off, whether the command line is in quotes itself,
+    unquoted in a sentence, or in backquotes; a quote that closes a command line stays one."""
+    spaced = shlex.quote("/d/my patches")
+    assert spaced == "'/d/my patches'"
+    assert translate(
+        f"review it; 'patchkeeper -C {spaced} apply --target COPY' applies it", None, cli
+    ) == (
+        'review it; write_apply (directory: "/d/my patches", target: "COPY", write: true) '
+        "applies it"
+    )
+    assert (
+        translate(f"run patchkeeper -C 'my dir' verify --target {spaced} to check it", None, cli)
+        == 'call verify (directory: "my dir", target: "/d/my patches") to check it'
+    )
+    assert translate(f"run 'patchkeeper port --to={spaced} --in-place'", None, cli) == (
+        'call write_port_start (to: "/d/my patches", in_place: true, write: true)'
+    )
+    its = shlex.quote("it's here")
+    assert its == "'it'\"'\"'s here'"
+    assert translate(f"`patchkeeper audit --to {its}`", None, cli) == ('audit (to: "it\'s here")')
+    assert translate(f"('patchkeeper audit --to {spaced}') and move the pin", None, cli) == (
+        '(audit (to: "/d/my patches")) and move the pin'
     )
 
 

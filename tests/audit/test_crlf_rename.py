@@ -64,7 +64,7 @@ def test_a_rename_on_a_crlf_release_is_refreshed(cli, tmp_path: Path) -> None:
         "refresh",
     )
     assert verdict["refresh"] == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (by git's three-way "
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (by git's three-way "
         "merge, in the file's CRLF line endings)"
     )
 
@@ -76,7 +76,7 @@ def test_the_port_carries_a_rename_on_a_crlf_release(cli, tmp_path: Path) -> Non
     assert run.out.splitlines()[5:12] == [
         "  patch                                     verdict  evidence",
         f"  {PATCH_NAME}  merged   git's three-way merge stopped at shop/cart.py "
-        "(modify/delete); refreshed as the audit does: its 1 hunk (1 file) land with their "
+        "(modify/delete); refreshed as the audit does: its 1 hunk (1 file) lands with its "
         "+ and - lines unchanged (by git's three-way merge, in the file's CRLF line endings)",
         "",
         f"  {PATCH_NAME} (merged):",

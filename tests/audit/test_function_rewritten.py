@@ -243,3 +243,14 @@ def test_a_tests_only_patch_in_a_rewritten_test_stays_a_port(tmp_path: Path) -> 
         "; since the pin, 7 of the 8 lines of `download` (tests/test_fetch.py #1) changed, 0 "
         "of the hunk's 7 lines left there; to do: port (rework the failing hunks)"
     )
+
+
+def test_a_count_of_one_line_is_said_in_the_singular() -> None:
+    """A one-line function and a hunk with one line in it: "of the 1 line", "of the hunk's
+    1 line", as the counts of several lines read "of the 8 lines"."""
+    one = regions.Region("tick", size=1, changed=1, total=1, left=0)
+    gone = regions.Region("tock", size=1, changed=1, total=1, left=1, gone=True)
+    assert regions.region_text([("a.py #1", one), ("a.py #2", gone)]) == (
+        "since the pin, 1 of the 1 line of `tick` (a.py #1) changed, 0 of the hunk's 1 line "
+        "left there; `tock` (a.py #2) is gone from the file, which holds 1 of the hunk's 1 line"
+    )

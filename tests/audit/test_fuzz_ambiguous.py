@@ -68,5 +68,5 @@ def test_fuzz_that_fits_one_place_is_a_refresh(tmp_path: Path) -> None:
     (rerun,) = judge(tmp_path, {"tests/test_fetch.py": new}, [("rerun.patch", RERUN)])
     assert (rerun.verdict, rerun.action) == ("conflict", "carry")
     assert rerun.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (at fuzz 2)"
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (at fuzz 2)"
     )

@@ -63,7 +63,7 @@ GUARD = """Subject: skip the FUSE tests where /dev/fuse cannot be used
      echo "$0: test skipped: /dev/urandom not readable"
 """
 REFRESH = (
-    "its 1 hunk (1 file) land with their + and - lines unchanged (beside context upstream edited)"
+    "its 1 hunk (1 file) lands with its + and - lines unchanged (beside context upstream edited)"
 )
 
 

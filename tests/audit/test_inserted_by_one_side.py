@@ -77,7 +77,7 @@ DISTTYPE = """Subject: set the default disttype
 
 
 def refresh(how: str) -> str:
-    return f"its 1 hunk (1 file) land with their + and - lines unchanged ({how})"
+    return f"its 1 hunk (1 file) lands with its + and - lines unchanged ({how})"
 
 
 ONE_SIDE = "by its whole context on one side, upstream having edited the other"

@@ -74,7 +74,7 @@ CHECK = """Subject: refuse a download path outside the target directory
          try:
              if parent_dir != '':
 """
-REFRESH = "its 1 hunk (1 file) land with their + and - lines unchanged (at fuzz 2)"
+REFRESH = "its 1 hunk (1 file) lands with its + and - lines unchanged (at fuzz 2)"
 
 
 def test_the_check_lands_before_the_line_it_was_written_against(tmp_path: Path) -> None:

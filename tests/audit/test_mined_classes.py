@@ -405,7 +405,7 @@ def test_a_patch_failing_only_by_line_endings_is_carried(tmp_path: Path) -> None
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (by git's three-way "
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (by git's three-way "
         "merge, in the file's CRLF line endings)"
     )
 
@@ -460,7 +460,7 @@ def test_configuration_reindented_upstream_is_carried(tmp_path: Path) -> None:
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (with white space ignored)"
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (with white space ignored)"
     )
 
 
@@ -525,7 +525,7 @@ def test_a_recurring_changed_line_lands_where_one_side_of_its_context_is_whole(
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines "
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (by its removed lines "
         "and the context on one side)"
     )
 

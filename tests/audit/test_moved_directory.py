@@ -104,3 +104,24 @@ def test_a_pure_rename_of_a_moved_file_finds_it_by_its_whole_content(tmp_path: P
         "content: 2 of 2 lines of the file found there); "
         "to do: port (onto the file its content moved to)"
     )
+
+
+def test_a_directory_of_one_file_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """The directory held one file at the pin: "1 of 1 file", not "1 of 1 files"; when the
+    file is nowhere in the new release, "its 1 file not found elsewhere"."""
+    pin = {"pkg/core.py": PIN["pkg/core.py"], "setup.py": PIN["setup.py"]}
+    moved = {"src/pkg/core.py": PIN["pkg/core.py"], "setup.py": PIN["setup.py"]}
+    [verdict] = judge(tmp_path / "moved", moved, [("extra.patch", CREATES)], old=pin)
+    assert (verdict.verdict, verdict.summary) == (
+        "target gone",
+        "pkg/extra.py would be created in pkg/, which the new release no longer has; likely "
+        "moved to src/pkg/ (1 of 1 file of pkg/ found there); "
+        "to do: port (into the directory its files moved to)",
+    )
+    gone = {"setup.py": PIN["setup.py"]}
+    [verdict] = judge(tmp_path / "gone", gone, [("extra.patch", CREATES)], old=pin)
+    assert (verdict.verdict, verdict.summary) == (
+        "target gone",
+        "pkg/extra.py would be created in pkg/, which the new release no longer has; its 1 "
+        "file not found elsewhere; to do: look (its file is gone and its content was not found)",
+    )

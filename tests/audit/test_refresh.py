@@ -29,7 +29,7 @@ TALLER = """Subject: taller default
 """
 
 REFRESH_TEXT = (
-    "its 1 hunk (1 file) land with their + and - lines unchanged (by git's three-way merge)"
+    "its 1 hunk (1 file) lands with its + and - lines unchanged (by git's three-way merge)"
 )
 TO_DO = "to do: carry (refresh it: its hunks land with their + and - lines unchanged)"
 
@@ -62,7 +62,7 @@ def test_without_the_pin_the_hunk_lands_at_fuzz(tmp_path: Path) -> None:
     (wider,) = judge(tmp_path, {"pkg/settings.py": NEW}, [("wider.patch", WIDER)])
     assert (wider.verdict, wider.action) == ("conflict", "carry")
     assert wider.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (at fuzz 1)"
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (at fuzz 1)"
     )
 
 
@@ -92,7 +92,7 @@ CABINET = """Subject: no cabinet
             # hunk lands there
             'ext = [\n    "a",\n    "x",\n    "b",\n    "cabinet",\n    "c",\n]\nmore = 1\n',
             "carry",
-            "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)",
+            "its 1 hunk (1 file) lands with its + and - lines unchanged (by its removed lines)",
             id="reordered-neighbours-land-by-the-removed-lines",
         ),
         pytest.param(
@@ -167,7 +167,7 @@ def test_a_shebang_anchors_its_hunk(tmp_path: Path) -> None:
     )
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged (by its removed lines)"
+        "its 1 hunk (1 file) lands with its + and - lines unchanged (by its removed lines)"
     )
 
 
@@ -311,7 +311,7 @@ def _decode_new(tests: int) -> str:
         pytest.param(
             2,
             "carry",
-            "its 1 hunk (1 file) land with their + and - lines unchanged (at the file's old "
+            "its 1 hunk (1 file) lands with its + and - lines unchanged (at the file's old "
             "end, before the code upstream added after it)",
             id="a-line-the-file-repeats-is-a-construct",
         ),

@@ -446,8 +446,8 @@ def test_a_post_image_the_pin_already_has_is_not_upstream(tmp_path: Path) -> Non
     assert (verdict.verdict, verdict.action) == ("conflict", "carry")
     assert verdict.summary.startswith(
         "tests/subprocess_test.py #1 fails at fuzz 0 (closest: tests/subprocess_test.py line "
-        "7, 12 of 13 lines match); it adds no substantive lines; its 1 hunk (1 file) land "
-        "with their + and - lines unchanged"
+        "7, 12 of 13 lines match); it adds no substantive lines; its 1 hunk (1 file) lands "
+        "with its + and - lines unchanged"
     )
 
 

@@ -58,7 +58,7 @@ def test_an_insertion_above_a_signature_with_another_scalar_type_is_carried(
     )
     assert (verdict.verdict, verdict.action, verdict.rule) == ("conflict", "carry", "refresh")
     assert verdict.refresh == (
-        "its 1 hunk (1 file) land with their + and - lines unchanged "
+        "its 1 hunk (1 file) lands with its + and - lines unchanged "
         "(beside context upstream edited)"
     )
 

@@ -148,8 +148,10 @@ def test_a_missing_pristine_directory_is_named_as_the_pristine_reference(
     target = example.target()
     run = cli(command, "--target", str(target), "--pristine", "/nope", cwd=example.downstream)
     assert (run.code, run.out) == (2, "")
-    assert (
-        run.err == "patchkeeper: error: /nope: the pristine reference (--pristine) does not exist\n"
+    assert run.err == (
+        "patchkeeper: error: /nope: the pristine reference (--pristine) does not exist\n"
+        "  hint: / holds no nope: check the path, or give the upstream tree's directory (an "
+        "unpacked sdist or wheel, a checkout)\n"
     )
 
 

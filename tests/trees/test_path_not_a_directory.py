@@ -147,3 +147,27 @@ def test_a_missing_absolute_target_names_the_nearest_directory(cli, example: Exa
         f"  hint: the nearest directory that exists is {example.root}: check the path\n",
     )
     assert tree_bytes(example.root) == before
+
+
+def test_a_missing_path_right_under_the_root_names_its_first_part(cli, example: Example) -> None:
+    """An absolute path of which only the file system's root exists: the hint says which
+    part of it the root lacks, the part to check, and what to give instead."""
+    example.target()
+    top = Path("/patchkeeper-no-such-tree")
+    assert not os.path.lexists(top)
+    run = cli("verify", "--target", str(top), cwd=example.downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {top}: the target directory does not exist\n"
+        "  hint: / holds no patchkeeper-no-such-tree: check the path, or give the upstream "
+        "tree's directory (an unpacked sdist or wheel, a checkout)\n",
+    )
+    run = cli("audit", "--to", f"{top}/minihttp-1.1", cwd=example.downstream)
+    assert (run.code, run.out, run.err) == (
+        2,
+        "",
+        f"patchkeeper: error: {top}/minihttp-1.1: the new upstream (--to) does not exist\n"
+        "  hint: / holds no patchkeeper-no-such-tree: check the path, or give the upstream "
+        "tree's directory (an unpacked sdist or wheel, a checkout)\n",
+    )

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -47,9 +48,17 @@ HELP = "the tool's description and input schema (tools/list)"
 #: What ``patchkeeper --help`` (no command) becomes.
 HELP_ALL = "the tools' descriptions and input schemas (tools/list)"
 
-#: A command line in running text: ``patchkeeper`` and its words, up to a quote, a
-#: backquote, ``&&``, ``;``, ``,``, ``#``, ``(`` or ``)``; with the ``run`` before it.
-_COMMAND_LINE = re.compile(r"(?:\brun )?(['`]?)\bpatchkeeper((?: +[^\s'`;,#()&]+)+)\1")
+#: A word of a command line as a shell reads it: its characters up to a space, a quote, a
+#: backquote, ``&``, ``;``, ``,``, ``#``, ``(`` or ``)``, with a stretch in double quotes
+#: and one in single quotes that starts the word, follows an ``=`` or another quoted
+#: stretch kept whole (a path with spaces, written with :func:`shlex.quote`: ``'my dir'``,
+#: ``--to='my dir'``, ``'it'"'"'s'``); a single quote after other characters ends the word,
+#: as the quote that closes ``'patchkeeper port --continue'`` does.
+_WORD = r"""(?:"[^"\n]*"|(?<![^\s='"])'[^'\n]*'|[^\s'`;,#()&])+"""
+#: A command line in running text: ``patchkeeper`` and its words, up to a quote (one that
+#: opens no quoted stretch of a word), a backquote, ``&&``, ``;``, ``,``, ``#``, ``(`` or
+#: ``)``; with the ``run`` before it.
+_COMMAND_LINE = re.compile(rf"(?:\brun )?(['`]?)\bpatchkeeper((?: +{_WORD})+)\1")
 #: An option alone: ``--force``, ``--no-save-evidence``, ``--to=VALUE``; in single quotes
 #: too, as click names one in its errors (``Invalid value for '--plugin'``), the quotes then
 #: part of the match.
@@ -62,6 +71,27 @@ _BARE = re.compile(r"\(([a-z][a-z-]*(?: [a-z][a-z-]*)?(?: --[a-z][a-z-]*)+)\)")
 #: Another program's command line up to the end of the text: its short options are its own
 #: (``git -C PLACE switch``, ``tar -xf FILE -C DIR``), until a clause ends.
 _FOREIGN = re.compile(r"\b(?:git|tar|pip|pipx|python3?|uv|quilt|patch)\b[^,;()]*$")
+
+
+def _words(text: str) -> list[re.Match[str]]:
+    """The words of ``text`` (the words after ``patchkeeper`` of a command line), each a
+    match of :data:`_WORD` whose quoted stretches are kept whole."""
+    return list(re.finditer(_WORD, text))
+
+
+def _unquoted(word: str) -> str:
+    """``word`` as the shell hands it to the command: its quotes taken off (``'my dir'``
+    is ``my dir``); as it is when its quotes do not close.
+
+    >>> _unquoted("'my dir'"), _unquoted("--to='a b'"), _unquoted(shlex.quote("it's a"))
+    ('my dir', '--to=a b', "it's a")
+    >>> _unquoted("it's")
+    "it's"
+    """
+    try:
+        return "".join(shlex.split(word)) or word
+    except ValueError:
+        return word
 
 
 def _leading(group: click.Group, words: list[str]) -> int:
@@ -226,7 +256,7 @@ def translate(
     masks = {f"GIVENVALUE{number}X": value for number, value in enumerate(kept)}
 
     def command_line(match: re.Match[str]) -> str:
-        words = match.group(2).split()
+        words = [_unquoted(word.group(0)) for word in _words(match.group(2))]
         if not _command_path(group, words):  # "the patchkeeper that started it": no command
             if words == ["--help"]:
                 return f"{'read ' if match.group(0).startswith('run ') else ''}{HELP_ALL}"
@@ -297,8 +327,8 @@ def translate(
         parts.append(prose(text[last : match.start()]))
         end = match.end()
         if not match.group(1):  # unquoted: the sentence may go on after the command
-            words = list(re.finditer(r"\S+", match.group(2)))
-            taken = _extent(group, [word.group(0) for word in words])
+            words = _words(match.group(2))
+            taken = _extent(group, [_unquoted(word.group(0)) for word in words])
             if 0 < taken < len(words):
                 end = match.start(2) + words[taken - 1].end()
                 head = _COMMAND_LINE.fullmatch(text, match.start(), end)

@@ -78,6 +78,7 @@ from patchkeeper.series.substantive_lines import (
     substantive,
     substantive_lines,
 )
+from patchkeeper.system.english import plural
 from patchkeeper.upstream import gitops
 
 
@@ -793,9 +794,10 @@ def refreshed(
             hunks += sum(len(d.hunks) for d in diffs)
     files = len(by_path)
     ways = ", ".join(sorted(hows))
+    lands = "lands with its" if hunks == 1 else "land with their"
     text = (
-        f"its {hunks} hunk{'s' if hunks != 1 else ''} ({files} file{'s' if files != 1 else ''})"
-        f" land with their + and - lines unchanged ({ways})"
+        f"its {plural(hunks, 'hunk')} ({plural(files, 'file')}) {lands} + and - lines unchanged"
+        f" ({ways})"
     )
     return Refreshed(merged, text)
 

@@ -40,6 +40,7 @@ from patchkeeper.series.filekinds import C_FAMILY, PYTHON, language_of
 from patchkeeper.series.hunks import locate
 from patchkeeper.series.model import ADDED, REMOVED, Hunk
 from patchkeeper.series.substantive_lines import normalize, substantive
+from patchkeeper.system.english import plural
 
 #: A line that starts a C or C++ function: at column 0, a name followed by ``(``, not a
 #: declaration (``;``).
@@ -325,15 +326,16 @@ def region_text(named: Sequence[tuple[str, Region]]) -> str:
         if region.gone:
             parts.append(
                 f"`{region.name}` ({ref}) is gone from the file, which holds {region.left} "
-                f"of the hunk's {region.total} lines"
+                f"of the hunk's {plural(region.total, 'line')}"
             )
         else:
             # "0 of the 55 lines changed" alone reads as "upstream left it alone", where
             # a hunk failing in it says otherwise: the lines upstream put in are named then
             added = f" (but {region.added} added)" if region.added and not region.changed else ""
             parts.append(
-                f"{region.changed} of the {region.size} lines of `{region.name}` ({ref}) "
-                f"changed{added}, {region.left} of the hunk's {region.total} lines left there"
+                f"{region.changed} of the {plural(region.size, 'line')} of `{region.name}` "
+                f"({ref}) changed{added}, {region.left} of the hunk's "
+                f"{plural(region.total, 'line')} left there"
             )
     if not parts:
         return ""

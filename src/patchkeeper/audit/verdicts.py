@@ -132,6 +132,7 @@ from patchkeeper.series.substantive_lines import (
     substantive_lines,
     tokens,
 )
+from patchkeeper.system.english import plural
 from patchkeeper.system.names import shown_name
 from patchkeeper.upstream.treesearch import WHOLE_FILE, MovedFile, TreeSearch, moved_files
 
@@ -912,9 +913,11 @@ def _judge_homeless(
     moved_dir = directory if ctx.pin is None else pinned_directory(first.path, ctx.pin)
     where = (
         f"likely moved to {first.likely[: len(first.likely) - len(first.path) + len(moved_dir)]}/"
-        f" ({first.found} of {first.total} files of {moved_dir}/ found there)"
+        f" ({first.found} of {plural(first.total, 'file')} of {moved_dir}/ found there)"
         if first.likely
         else f"none of its {first.total} files found together elsewhere"
+        if first.total != 1
+        else "its 1 file not found elsewhere"
     )
     under = "" if moved_dir == directory else f", under {moved_dir}/"
     why = (

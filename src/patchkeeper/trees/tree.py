@@ -367,14 +367,17 @@ def _missing_tree(path: Path, what: str) -> TargetError:
             f"{kind} {path.resolve()}"
         )
     else:
-        # a typo is usually one part of the path: the deepest folder that exists shows which
-        # (none when only the file system's root does: that says nothing)
-        nearest = path.expanduser().parent
+        # a typo is usually one part of the path: the deepest folder that exists shows which;
+        # when only the file system's root does, the path's first part is the one to check
+        full = path.expanduser()
+        nearest = full.parent
         while not nearest.is_dir() and nearest != nearest.parent:
             nearest = nearest.parent
-        hint = None
         if nearest != nearest.parent:
             hint = f"the nearest directory that exists is {nearest}: check the path"
+        else:
+            top = full.parts[1] if len(full.parts) > 1 else full.name
+            hint = f"{nearest} holds no {top}: check the path, or {NOT_A_TREE_HINT}"
     return TargetError(f"{what} does not exist", path=path, hint=hint)
 
 
