@@ -150,6 +150,15 @@ def _wait_for(condition: Callable[[], bool], seconds: float) -> bool:
     return True
 
 
+def _written(pid_file: Path) -> bool:
+    """Whether the interpreter has written its whole process id: the shell creates the file
+    before it writes the line, so a file that exists may still be empty."""
+    try:
+        return pid_file.read_text().endswith("\n")
+    except FileNotFoundError:
+        return False
+
+
 def _interpreter(root: Path, pid_file: Path, answer_probe: bool) -> str:
     """A ``python`` inside the root that sleeps a minute, its process id in ``pid_file``;
     with ``answer_probe``, it first answers the server's question where it installs (a
@@ -180,7 +189,7 @@ def _waiting_call(
     try:
         arguments = {"directory": "downstream", "python": python, "write": True}
         _send(server, 2, "tools/call", {"name": "write_apply", "arguments": arguments})
-        assert _wait_for(pid_file.exists, 30)
+        assert _wait_for(lambda: _written(pid_file), 30)
         yield server, pid_file
     finally:
         assert server.stdin is not None
