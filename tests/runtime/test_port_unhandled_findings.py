@@ -109,3 +109,35 @@ def test_an_import_it_rewrites_in_a_patch_file_is_not_named_again(cli, plugin: P
         "runtime port 1.0 -> 2.0: by hand 2, nothing to do 1, retargeted 1; not written "
         "(--write applies it)",
     ]
+
+
+def test_a_use_the_cut_of_its_version_gate_deletes_is_not_named(cli, plugin: Path) -> None:
+    """A use of the moved name in the branch of a version gate dead at the new release goes
+    with the branch port cuts: the finding the audit gives for it is not left by hand."""
+    package = plugin / "toolplug"
+    (package / "compat.py").write_text(
+        'def vllm_version_is(v):\n    return v == "1.0"\n', encoding="utf-8"
+    )
+    (package / "engine_patch.py").write_text(
+        "import vllm.engine\n\nfrom toolplug.compat import vllm_version_is\n\n"
+        'if vllm_version_is("1.0"):\n    import vllm.utils\n    vllm.utils.random_uuid()\n\n\n'
+        "def step(x):\n    return x + 1\n\n\nvllm.engine.step = step\n",
+        encoding="utf-8",
+    )
+    versions = ("--from", "../vllm-1.0", "--to", "../vllm-2.0")
+    audit = cli("runtime", "audit", *versions, cwd=plugin)
+    assert (
+        "  toolplug/engine_patch.py:7: breaks-at-import: vllm.utils.random_uuid is gone from "
+        "the new upstream: the plugin breaks at import; now defined at vllm.ids.random_uuid "
+        "(line 1)"
+    ) in audit.out.splitlines()
+    run = cli("runtime", "port", *versions, "--output", str(plugin.parent / "u.diff"), cwd=plugin)
+    assert run.code == 1
+    assert run.out.splitlines() == [
+        'GATE CUT      toolplug/engine_patch.py:5 vllm_version_is("1.0"): the `if` branch of '
+        '`vllm_version_is("1.0")` is dead at 2.0: cut it (no `else` block)',
+        AT_IMPORT,
+        WHEN_CALLED,
+        "runtime port 1.0 -> 2.0: by hand 2, gate cut 1, nothing to do 1; not written "
+        f"(--write applies it); diff in {plugin.parent / 'u.diff'}",
+    ]

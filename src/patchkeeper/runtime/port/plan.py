@@ -290,9 +290,12 @@ def unhandled_findings(
 
 def _rewritten(edits: Edits, finding: Finding, name: str) -> bool:
     """Whether port rewrote the line of ``finding`` (a line of its file as read) into text
-    that no longer names ``name``."""
+    that no longer names ``name``, or deleted it (the dead branch of a version gate it cut,
+    :func:`_cut_away`)."""
     if finding.path not in edits.lines or not finding.line:
         return False
+    if _cut_away(edits, finding.path, finding.line):
+        return True
     line = edits.line(finding.path, finding.line)
     spans = edits.spans.get(finding.path, [])
     return line is not None and any(
