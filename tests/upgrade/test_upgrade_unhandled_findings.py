@@ -73,3 +73,45 @@ def test_the_json_form_lists_them(cli, plugin: Path) -> None:
     assert run.code == 0, run.err
     data = json.loads(run.out)
     assert (data["outcome"], data["by_hand"]) == ("done", left(plugin))
+
+
+def problems(plugin: Path) -> list[str]:
+    """The record's open problems of names the plugin still uses, as AUDIT.md lists them."""
+    text = (plugin / "AUDIT.md").read_text(encoding="utf-8")
+    return [line for line in text.splitlines() if line.startswith("- breaks-")]
+
+
+def test_the_record_lists_them_until_they_are_fixed(cli, plugin: Path) -> None:
+    """AUDIT.md's open problems name each, and the record is stale once one is fixed: a
+    ``report`` then drops it."""
+    run = cli("upgrade", "--to", "../vllm-2.0", "--from", "../vllm-1.0", cwd=plugin)
+    assert run.code == 0, run.err
+    hint = (
+        "use the name where the new upstream defines it, then run 'patchkeeper runtime audit "
+        f"--from {plugin.parent / 'vllm-1.0'} --to {plugin.parent / 'vllm-2.0'} "
+        "--save-evidence' (it lists them) and 'patchkeeper report'"
+    ).replace("_", "\\_")  # as Markdown writes it: the test's folder is a_b_c
+    at_import = (
+        "- breaks-at-import: toolplug/tools.py:2: vllm.entrypoints.chat\\_utils.make\\_tool"
+        "\\_call\\_id is gone from the new upstream: the plugin breaks at import; now defined "
+        f"at vllm.renderers.chat\\_utils.make\\_tool\\_call\\_id (line 1): {hint}"
+    )
+    assert problems(plugin) == [
+        at_import,
+        "- breaks-when-called: toolplug/tools.py:6: vllm.utils.random\\_uuid is gone from the "
+        "new upstream: the plugin breaks when the code using it runs; now defined at "
+        f"vllm.ids.random\\_uuid (line 1): {hint}",
+    ]
+    tools = plugin / "toolplug" / "tools.py"
+    tools.write_text(
+        tools.read_text(encoding="utf-8").replace("vllm.utils.random_uuid()", "'u'"),
+        encoding="utf-8",
+    )
+    check = cli("report", "--check", cwd=plugin)
+    assert (check.code, check.out.splitlines()[-1]) == (
+        1,
+        "  record-not-current: AUDIT.md differs from what report writes now: run patchkeeper "
+        "report",
+    )
+    assert cli("report", cwd=plugin).code == 1  # suggestions nobody reviewed, the import
+    assert problems(plugin) == [at_import]
