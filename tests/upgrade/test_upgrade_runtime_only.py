@@ -69,7 +69,7 @@ def test_runtime_only_upgrade(cli, plugin: Path) -> None:
     )
     # the port's entries are the audit's 21; the gates it cut are counted apart
     assert data["steps"][3]["summary"].split(";")[0] == (
-        "21 entries (and 2 version gates, 1 import), 9 changed or left by hand"
+        "21 entries (and 2 version gates, 1 import, 1 audit finding), 10 changed or left by hand"
     )
     assert subjects(plugin, base) == [
         "upgrade: audit the runtime patches against 2.0",
@@ -178,7 +178,9 @@ def test_lint_after_a_runtime_only_upgrade_names_the_requirement_left_behind(
 def test_a_finished_upgrade_says_the_checks_are_left_to_run(cli, plugin: Path) -> None:
     """The last line said "every step done" though no step checks what the steps wrote:
     ``lint`` then failed PK601 on the plugin's requirement the runtime port left at the old
-    release. It says the checks are left to run, and the list names them."""
+    release. It says the checks are left to run, and the list names them, after the edit the
+    runtime port left to a person (a name the new release moved, called through its
+    module)."""
     pyproject = plugin / "pyproject.toml"
     pyproject.write_text(
         pyproject.read_text()
@@ -192,13 +194,19 @@ def test_a_finished_upgrade_says_the_checks_are_left_to_run(cli, plugin: Path) -
     assert run.code == 0, run.err
     lines = run.out.splitlines()
     done = lines.index(
-        "every step done; none of them checks the result: run the commands under 'verify the "
-        "result' below"
+        "every step done, with edits left to you: make those under 'edits the port left to "
+        "you' below, then run the commands under 'verify the result'"
     )
     assert lines[done + 1] == "left for a person:"
-    at = lines.index("3. verify the result:")
+    at = lines.index("3. edits the port left to you:")
     assert lines[at:] == [
-        "3. verify the result:",
+        "3. edits the port left to you:",
+        "   - upplug/patch/refs.py:16: breaks-when-called: upup.utils._round_up is gone from "
+        "the new upstream: the plugin breaks when the code using it runs; now defined at "
+        "upup.math_utils._round_up (line 5): runtime port does not rewrite it: use the name "
+        "where the new upstream defines it; 'patchkeeper runtime audit --from "
+        f"{plugin.parent / 'upup-1.0'} --to {plugin.parent / 'upup-2.0'}' lists it",
+        "4. verify the result:",
         "   - patchkeeper runtime check --python PYTHON  # PYTHON: an environment with the "
         f"plugin and {plugin.parent / 'upup-2.0'} installed",
         "   - patchkeeper lint",

@@ -476,8 +476,12 @@ def build_record(
     decisions: Decisions,
     environment: Environment | None,
     measured: str,
+    gone: tuple[Finding, ...] = (),
 ) -> Record:
-    """Assemble the record from its inputs (nothing here is measured or read from disk)."""
+    """Assemble the record from its inputs (nothing here is measured or read from disk);
+    ``gone``: the upstream names the plugin still uses that the new release no longer
+    defines there (:func:`patchkeeper.record.gone_names.standing_gone_names`), open
+    problems after the rows' findings."""
     judged = port_result(evidence) or audit_result(evidence)
     target_version = judged.target_version if judged is not None else None
     rows = build_rows(items, decisions, target_version)
@@ -487,6 +491,7 @@ def build_record(
     decisions_file = path.relative_to(root).as_posix() if path.is_relative_to(root) else str(path)
     pin = configured_pin(config, target_version)
     findings = record_findings(rows, set(evidence), path, decisions_file, pin)
+    findings += gone
     findings += live_findings
 
     from patchkeeper.record.evidence_store import EVIDENCE_DIR

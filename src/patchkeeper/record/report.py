@@ -34,6 +34,7 @@ from patchkeeper.record.build import (
 from patchkeeper.record.decisions import DROPS, RUNTIME, SERIES
 from patchkeeper.record.decisions import load as load_decisions
 from patchkeeper.record.environment import Environment, differences, fetched_since, measure
+from patchkeeper.record.gone_names import standing_gone_names
 from patchkeeper.record.patch_evidence import all_items
 from patchkeeper.record.reconcile import (
     ENVIRONMENT_CHANGED,
@@ -207,8 +208,9 @@ def write_report(config: Config, request: ReportRequest = ReportRequest()) -> Re
                 "environment": data,
             },
         )
+    gone = tuple(standing_gone_names(config, evidence))
     record = build_record(
-        config, settings, evidence, recorded, items, decisions, environment, measured
+        config, settings, evidence, recorded, items, decisions, environment, measured, gone
     )
     written = [settings.audit_file]
     store.write_text(settings.audit_file, record_markdown(record))
@@ -264,6 +266,7 @@ def _check(config: Config, python: Path | None, html: bool) -> ReportResult:
         decisions,
         stored.environment if stored is not None else None,
         stored.recorded if stored is not None else "",
+        tuple(standing_gone_names(config, evidence)),
     )
     findings.extend(record.findings)
     if stored is not None and stored.data:

@@ -48,6 +48,9 @@ def port_text(result: RuntimePort) -> str:
             lines.append(f"{entry.action.upper():<13} {where} {entry.target}: {entry.detail}")
     if result.written:
         where = "written to the plugin"
+    elif not result.diff and result.exit_code:
+        # the plugin lacks what port left by hand: it does not have every change it needs
+        where = "nothing to write; what is listed above is left by hand"
     elif not result.diff:
         where = "nothing to write (the plugin has every change this port makes)"
     else:

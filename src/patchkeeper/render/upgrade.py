@@ -136,6 +136,13 @@ def upgrade_text(result: UpgradeResult) -> str:
     stopped = next((s for s in result.steps if s.status == StepStatus.STOPPED), None)
     if stopped is not None:
         lines.append(f"stopped at the {stopped.name}'s conflict; state in {result.state_dir}")
+    elif result.verify and result.by_hand:
+        # the steps are done, the plugin is not: a name the new release moved, left to a
+        # person, breaks it at import until the edit is made
+        lines.append(
+            "every step done, with edits left to you: make those under 'edits the port left "
+            "to you' below, then run the commands under 'verify the result'"
+        )
     elif result.verify:
         # the steps write; none of them checks what they wrote (lint, the record, the plugin
         # live): "every step done" alone read as a downstream ready to merge

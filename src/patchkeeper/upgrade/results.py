@@ -130,8 +130,11 @@ class UpgradeResult:
         state_dir: the upgrade's state directory while it is in progress, else ``None``.
         decisions_file: the decisions file the suggestions are in.
         conflicts, undecided, suggestions: what is left for a person, in that order.
-        by_hand: the edits the port left to a person in the downstream's own files (an RPM
-            spec's lines: :attr:`patchkeeper.port.results.PortResult.by_hand`).
+        by_hand: the edits the ports left to a person: the runtime port's imports and
+            findings of names the new release moved or dropped that it did not rewrite
+            (:func:`patchkeeper.upgrade.run.runtime_by_hand`), then the port's in the
+            downstream's own files (an RPM spec's lines:
+            :attr:`patchkeeper.port.results.PortResult.by_hand`).
         verify: the commands that check the result, in order.
         rebase: the git commands that bring the user's branch onto the new release, when
             the downstream is a branch of commits on the old pin's upstream tag (the port

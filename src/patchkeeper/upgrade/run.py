@@ -923,6 +923,7 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
             }
         )
     run.state.facts["runtime_conflicts"] = conflicts
+    run.state.facts["runtime_by_hand"] = runtime_by_hand(run, result, plugin)
     left = sum(1 for e in result.entries if e.action != "nothing to do")
     summary = f"{_ported_items(result)}, {left} changed or left by hand; "
     summary += f"{plural(len(result.files), 'file')} written"
@@ -941,9 +942,37 @@ def _runtime_port(run: _Run) -> dict[str, Any]:
     return {"status": StepStatus.DONE, "summary": summary, "exit_code": result.exit_code}
 
 
+def runtime_by_hand(run: _Run, result: RuntimePort, plugin: Path) -> list[dict[str, Any]]:
+    """The runtime port's items left by hand that no runtime entry's decision lists: an
+    import the new release breaks that it did not rewrite, a finding of the audit that a
+    name the plugin uses is gone that it did not handle (a module without a patch, a name
+    called through its module). Each with the command that lists them: without this the
+    step's summary counted them and the upgrade ended "every step done". Each as the
+    state's facts keep it: ``{"text": ...}``, the line of the list."""
+    from patchkeeper.runtime.port.imports import IMPORT
+    from patchkeeper.runtime.port.plan import FINDING
+    from patchkeeper.runtime.port.results import LEFT
+
+    command = (
+        f"patchkeeper runtime audit --from {shlex.quote(run.state.source)} "
+        f"--to {shlex.quote(run.state.to)}"
+    )
+    return [
+        {"text": f"{_relative(run, plugin / e.file)}:{e.line}: {e.detail}; '{command}' lists it"}
+        for e in result.entries
+        if e.action == LEFT and e.decision in (IMPORT, FINDING)
+    ]
+
+
 #: The runtime port's items that are no runtime entry, by their ``decision``: a version
-#: gate it cut or left, a header's ``Affected versions`` line, an import it retargeted.
-_NOT_ENTRIES = {"gate": "version gate", "header": "header line", "import": "import"}
+#: gate it cut or left, a header's ``Affected versions`` line, an import it retargeted or
+#: left, a finding of the audit it did not handle.
+_NOT_ENTRIES = {
+    "gate": "version gate",
+    "header": "header line",
+    "import": "import",
+    "finding": "audit finding",
+}
 
 
 def _ported_items(result: RuntimePort) -> str:
@@ -1315,7 +1344,12 @@ def _result(run: _Run, action: str, outcome: str) -> UpgradeResult:
         conflicts=tuple(conflicts),
         undecided=undecided if done else (),
         suggestions=suggestions if done else (),
-        by_hand=tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ())) if done else (),
+        by_hand=(
+            tuple(f["text"] for f in state.facts.get("runtime_by_hand", ()))
+            + tuple(state.steps.get(StepName.PORT, {}).get("by_hand", ()))
+        )
+        if done
+        else (),
         verify=verify_commands(state) if done else (),
         rebase=rebase_commands(run) if outcome == UpgradeOutcome.DONE else (),
         edited=tuple(

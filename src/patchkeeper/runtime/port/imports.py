@@ -45,7 +45,7 @@ def old_module_of(target: str, tree: UpstreamTree, hint: str) -> str:
     return hint or target.rsplit(".", 1)[0]
 
 
-def _names(text: str, module: str) -> bool:
+def names(text: str, module: str) -> bool:
     """Whether ``text`` names ``module`` as a dotted prefix (``vllm.a.b.x``, not
     ``vllm.a.bc``)."""
     return re.search(rf"(?<![\w.]){re.escape(module)}(?![\w])", text) is not None
@@ -73,7 +73,7 @@ def retarget_import(edits: Edits, file: str, old_module: str, new_module: str, s
         others = [
             n
             for n, line in enumerate(lines, 1)
-            if n not in (node.lineno, skip) and _names(line.split("#", 1)[0], old_module)
+            if n not in (node.lineno, skip) and names(line.split("#", 1)[0], old_module)
         ]
         indent = text[: len(text) - len(text.lstrip())]
         if others:
@@ -272,4 +272,4 @@ def _one_import(
     return out
 
 
-__all__ = ["IMPORT", "helper_imports", "old_module_of", "retarget_import"]
+__all__ = ["IMPORT", "helper_imports", "names", "old_module_of", "retarget_import"]

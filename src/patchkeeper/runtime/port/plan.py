@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.plugin import PluginTree
 from patchkeeper.runtime.judge.drift import MIGRATE, REMOVE, RETAIN, UPDATE
 from patchkeeper.runtime.judge.missing import renamed_to
@@ -20,7 +21,13 @@ from patchkeeper.runtime.lookup.upstream_tree import UpstreamTree
 from patchkeeper.runtime.port.copies import merge_entry, unreadable_copy
 from patchkeeper.runtime.port.file_edits import Edits
 from patchkeeper.runtime.port.gatecut import Cut
-from patchkeeper.runtime.port.imports import helper_imports, old_module_of, retarget_import
+from patchkeeper.runtime.port.imports import (
+    IMPORT,
+    helper_imports,
+    names,
+    old_module_of,
+    retarget_import,
+)
 from patchkeeper.runtime.port.results import (
     BEHIND,
     CONFLICT,
@@ -244,6 +251,58 @@ def _patch_files(result: RuntimeAudit, tree: PluginTree) -> set[str]:
     return files
 
 
+#: The audit's findings of an upstream name the new release no longer defines where the
+#: plugin uses it: the plugin breaks (at import, when the code runs) or a ``try`` catches it.
+GONE_NAME = ("breaks-at-import", "breaks-when-called", "guarded-gone")
+#: The decision word of the report's entries for such a finding port did not handle.
+FINDING = "finding"
+
+
+def unhandled_findings(
+    result: RuntimeAudit, done: list[PortedEntry], edits: Edits
+) -> list[PortedEntry]:
+    """Each finding of the audit that a name the plugin uses is gone from the new release
+    (:data:`GONE_NAME`) that no import entry of port's report (``done``) covers (rewritten or
+    named: same file, same name) and no rewrite of its line by port drops (a retarget's
+    ``import OLD`` -> ``import NEW``), left by hand with the audit's words, which say where
+    the new release defines the name. Port rewrites the ``from M import name`` of the files that
+    hold patches; a module of the plugin that holds none (a plugin scanned whole), or a use
+    of the name other than an import (``vllm.a.b.name(...)``), is not rewritten: without
+    these entries port said there was nothing to write and exited 0 while the plugin broke
+    at the new release."""
+    covered = {(e.file, e.target) for e in done if e.decision == IMPORT}
+    out = []
+    for finding in result.findings:
+        if finding.code not in GONE_NAME or not finding.path:
+            continue
+        name = finding.message.split(" ", 1)[0]
+        if (str(finding.path), name) in covered or _rewritten(edits, finding, name):
+            continue
+        fix = finding.hint or (
+            "use the name where the new upstream defines it"
+            if "; now defined at " in finding.message
+            else "replace or drop its use"
+        )
+        detail = f"{finding.code}: {finding.message}: runtime port does not rewrite it: {fix}"
+        out.append(PortedEntry(str(finding.path), finding.line or 0, name, FINDING, LEFT, detail))
+    return out
+
+
+def _rewritten(edits: Edits, finding: Finding, name: str) -> bool:
+    """Whether port rewrote the line of ``finding`` (a line of its file as read) into text
+    that no longer names ``name``, or deleted it (the dead branch of a version gate it cut,
+    :func:`_cut_away`)."""
+    if finding.path not in edits.lines or not finding.line:
+        return False
+    if _cut_away(edits, finding.path, finding.line):
+        return True
+    line = edits.line(finding.path, finding.line)
+    spans = edits.spans.get(finding.path, [])
+    return line is not None and any(
+        start <= line <= end and not names(text, name) for start, end, text in spans
+    )
+
+
 def port_plan(
     result: RuntimeAudit,
     root: Path,
@@ -292,5 +351,6 @@ def port_plan(
     patching = frozenset((e.entry.file, e.entry.line) for e in result.entries)
     done += helper_imports(sorted(_patch_files(result, tree)), trees, edits, label, patching)
     done += _gates(result, edits, versions[1])
+    done += unhandled_findings(result, done, edits)
     done += _headers(result, new_version, label, edits, done)
     return done, edits.result()

@@ -28,7 +28,10 @@ upstream release to ``NEW``, per entry:
   the file's ``import OLD`` of it is rewritten (or ``import NEW`` added);
 - a helper import the new release breaks (``from M import name``, ``import M``): rewritten
   when the name moved to one module, else named, left by hand
-  (:mod:`patchkeeper.runtime.port.imports`);
+  (:mod:`patchkeeper.runtime.port.imports`); every other finding of the audit that a name
+  the plugin uses is gone (in a module that holds no patch, a name called through its
+  module) is named, left by hand
+  (:func:`~patchkeeper.runtime.port.plan.unhandled_findings`);
 - a version gate whose live branch changes (true at the old release and false at the new
   one, or the reverse): cut in every file port reads, whatever the entries' decisions
   (:mod:`patchkeeper.runtime.port.gatecut`: the dead branch deleted, the live one kept and
