@@ -6,8 +6,8 @@ no longer defines there: each finding of the saved ``runtime audit`` that a name
 module) and leaves the others to a person; the evidence is the audit's, taken before the
 port, so each finding is checked against the plugin's file as it is now: a file that no
 longer names the name (rewritten by the port or by hand) or that is gone holds no problem. A
-file Python cannot parse keeps its problems: nothing shows they were fixed. The upgrade
-ended "every step done" and its record said nothing of a plugin that broke at import.
+file Python cannot parse keeps its problems: nothing shows they were fixed. Listed here, a
+plugin that breaks at import keeps the record open after an upgrade's last step.
 """
 
 from __future__ import annotations
