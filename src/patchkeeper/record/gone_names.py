@@ -21,9 +21,6 @@ from patchkeeper.errors import Finding
 from patchkeeper.record.evidence_store import StoredEvidence
 from patchkeeper.record.stored_results import runtime_audit_result
 
-#: The codes of the runtime audit's findings that a name the plugin uses is gone.
-GONE_NAME = ("breaks-at-import", "breaks-when-called", "guarded-gone")
-
 
 def standing_gone_names(config: Config, evidence: dict[str, StoredEvidence]) -> list[Finding]:
     """Each gone-name finding of the saved ``runtime audit`` whose file still names the name,
@@ -34,6 +31,8 @@ def standing_gone_names(config: Config, evidence: dict[str, StoredEvidence]) -> 
     Raises:
         EvidenceError: the saved audit cannot be read (:func:`runtime_audit_result`).
     """
+    from patchkeeper.runtime.judge.crosscheck import GONE_NAME, gone_name
+
     result = runtime_audit_result(evidence)
     if result is None:
         return []
@@ -52,7 +51,7 @@ def standing_gone_names(config: Config, evidence: dict[str, StoredEvidence]) -> 
     for finding in result.findings:
         if finding.code not in GONE_NAME or not finding.path:
             continue
-        name = finding.message.split(" ", 1)[0]
+        name = gone_name(finding)
         if finding.path not in named:
             named[finding.path] = _names_used(root, finding.path, result.inventory.package)
         used = named[finding.path]

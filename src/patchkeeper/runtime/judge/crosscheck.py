@@ -204,6 +204,18 @@ def read_patch_files(
     return {rel: known[rel] if rel in known else read[rel] for _path, rel, *_ in files}
 
 
+#: The codes of the findings that an upstream name the plugin uses is gone from the new
+#: release where the plugin looks for it (:func:`broken_references`): the plugin breaks at
+#: import or when the code runs, or a ``try`` catches the error.
+GONE_NAME = ("breaks-at-import", "breaks-when-called", "guarded-gone")
+
+
+def gone_name(finding: Finding) -> str:
+    """The dotted upstream name a :data:`GONE_NAME` finding is about: its message starts with
+    it (:func:`broken_references` writes ``NAME is gone from the new upstream: ...``)."""
+    return finding.message.split(" ", 1)[0]
+
+
 def broken_references(
     files: list[tuple[Path, str, str, bool]],
     trees: tuple[UpstreamTree, UpstreamTree],

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from patchkeeper.errors import Finding
 from patchkeeper.runtime.inventory.plugin import PluginTree
+from patchkeeper.runtime.judge.crosscheck import GONE_NAME, gone_name
 from patchkeeper.runtime.judge.drift import MIGRATE, REMOVE, RETAIN, UPDATE
 from patchkeeper.runtime.judge.missing import renamed_to
 from patchkeeper.runtime.judge.runtime_audit import AuditedEntry, RuntimeAudit
@@ -251,9 +252,6 @@ def _patch_files(result: RuntimeAudit, tree: PluginTree) -> set[str]:
     return files
 
 
-#: The audit's findings of an upstream name the new release no longer defines where the
-#: plugin uses it: the plugin breaks (at import, when the code runs) or a ``try`` catches it.
-GONE_NAME = ("breaks-at-import", "breaks-when-called", "guarded-gone")
 #: The decision word of the report's entries for such a finding port did not handle.
 FINDING = "finding"
 
@@ -262,20 +260,20 @@ def unhandled_findings(
     result: RuntimeAudit, done: list[PortedEntry], edits: Edits
 ) -> list[PortedEntry]:
     """Each finding of the audit that a name the plugin uses is gone from the new release
-    (:data:`GONE_NAME`) that no import entry of port's report (``done``) covers (rewritten or
-    named: same file, same name) and no rewrite of its line by port drops (a retarget's
-    ``import OLD`` -> ``import NEW``), left by hand with the audit's words, which say where
-    the new release defines the name. Port rewrites the ``from M import name`` of the files that
-    hold patches; a module of the plugin that holds none (a plugin scanned whole), or a use
-    of the name other than an import (``vllm.a.b.name(...)``), is not rewritten: without
-    these entries port said there was nothing to write and exited 0 while the plugin broke
-    at the new release."""
+    (:data:`~patchkeeper.runtime.judge.crosscheck.GONE_NAME`) that no import entry of port's
+    report (``done``) covers (rewritten or named: same file, same name) and no rewrite of
+    its line by port drops (a retarget's ``import OLD`` -> ``import NEW``), left by hand
+    with the audit's words, which say where the new release defines the name. Port rewrites
+    the ``from M import name`` of the files that hold patches; a module of the plugin that
+    holds none (a plugin scanned whole), or a use of the name other than an import
+    (``vllm.a.b.name(...)``), is not rewritten: listed, they keep port from saying there is
+    nothing to write while the plugin breaks at the new release."""
     covered = {(e.file, e.target) for e in done if e.decision == IMPORT}
     out = []
     for finding in result.findings:
         if finding.code not in GONE_NAME or not finding.path:
             continue
-        name = finding.message.split(" ", 1)[0]
+        name = gone_name(finding)
         if (str(finding.path), name) in covered or _rewritten(edits, finding, name):
             continue
         fix = finding.hint or (
