@@ -831,13 +831,16 @@ def _runtime_audit(run: _Run) -> dict[str, Any]:
     return {
         "status": StepStatus.DONE,
         "summary": f"{len(items)} runtime entries, {len(look)} to look at"
-        + audit_findings(
-            getattr(result, "result", result).findings,
-            f"patchkeeper runtime audit --from {shlex.quote(run.state.source)} "
-            f"--to {shlex.quote(run.state.to)}",
-        ),
+        + audit_findings(getattr(result, "result", result).findings, _audit_command(run.state)),
         "exit_code": result.exit_code,
     }
+
+
+def _audit_command(state: UpgradeState) -> str:
+    """The ``runtime audit`` command line that lists the upgrade's runtime findings."""
+    return (
+        f"patchkeeper runtime audit --from {shlex.quote(state.source)} --to {shlex.quote(state.to)}"
+    )
 
 
 def audit_findings(findings: tuple[Finding, ...], command: str) -> str:
@@ -953,10 +956,7 @@ def runtime_by_hand(run: _Run, result: RuntimePort, plugin: Path) -> list[dict[s
     from patchkeeper.runtime.port.plan import FINDING
     from patchkeeper.runtime.port.results import LEFT
 
-    command = (
-        f"patchkeeper runtime audit --from {shlex.quote(run.state.source)} "
-        f"--to {shlex.quote(run.state.to)}"
-    )
+    command = _audit_command(run.state)
     return [
         {"text": f"{_relative(run, plugin / e.file)}:{e.line}: {e.detail}; '{command}' lists it"}
         for e in result.entries
